@@ -1,0 +1,44 @@
+"""tensorweave: TensorFlow 1.x's graph API and distributed runtime in pure Python.
+
+Use it as `import tensorweave as tf`. The names below are explicit re-exports; each op
+module lists its public names in `__all__`.
+"""
+
+from tensorweave import errors
+from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
+from tensorweave.client.session import InteractiveSession, Session, get_default_session
+from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.framework.dtypes import *  # noqa: F403
+from tensorweave.framework.dtypes import DType, as_dtype
+from tensorweave.framework.graph import (
+    Graph,
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    container,
+    control_dependencies,
+    device,
+    get_collection,
+    get_collection_ref,
+    get_default_graph,
+    get_name_scope,
+    name_scope,
+    reset_default_graph,
+    set_random_seed,
+)
+from tensorweave.framework.graph_io import import_graph_def
+from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.tensor_conversion import (
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
+from tensorweave.framework.tensor_shape import Dimension, TensorShape
+from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.constant_op import *  # noqa: F403
+from tensorweave.ops.control_flow_ops import *  # noqa: F403
+from tensorweave.ops.state_ops import *  # noqa: F403
+from tensorweave.ops.variables import *  # noqa: F403
+from tensorweave.protos.config_pb2 import ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions
+
+__version__ = "0.1.0"

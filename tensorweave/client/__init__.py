@@ -1,0 +1,1 @@
+"""Session front-ends: `Session`, fetch/feed handling, timelines."""

@@ -1,0 +1,1 @@
+"""Distributed runtime: cluster specs, servers, master and worker services."""

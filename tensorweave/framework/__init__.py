@@ -1,0 +1,1 @@
+"""Graph framework: dtypes, shapes, devices, graphs, registries and resources."""

@@ -1,0 +1,69 @@
+"""Step cancellation: callbacks run once when a step is cancelled (follows TensorFlow's
+`CancellationManager`)."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tensorweave import errors
+
+
+class CancellationManager:
+    """Collects callbacks to run when `start_cancel` is called (at most once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: dict[int, Callable[[errors.OpError], None]] = {}
+        self._tokens = itertools.count()
+        self._error: errors.OpError | None = None
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True once cancelled."""
+        return self._error is not None
+
+    @property
+    def error(self) -> errors.OpError | None:
+        """The cancellation error, or None."""
+        return self._error
+
+    def register(self, callback: Callable[[errors.OpError], None]) -> int | None:
+        """Registers `callback(error)`; returns a token, or None (and calls nothing) when
+        already cancelled."""
+        with self._lock:
+            if self._error is not None:
+                return None
+            token = next(self._tokens)
+            self._callbacks[token] = callback
+            return token
+
+    def deregister(self, token: int | None) -> None:
+        """Forgets a callback (no-op for None or an unknown token)."""
+        if token is None:
+            return
+        with self._lock:
+            self._callbacks.pop(token, None)
+
+    def start_cancel(self, error: errors.OpError | None = None) -> None:
+        """Cancels: records `error` (default CancelledError) and runs every callback once."""
+        with self._lock:
+            if self._error is not None:
+                return
+            self._error = error or errors.CancelledError(None, None, "Step was cancelled")
+            callbacks = list(self._callbacks.values())
+            self._callbacks.clear()
+        for cb in callbacks:
+            cb(self._error)
+
+    def check(self) -> None:
+        """Raises the cancellation error if cancelled."""
+        if self._error is not None:
+            raise self._error
+
+
+def chain(parent: CancellationManager, child: CancellationManager) -> Any:
+    """Cancels `child` when `parent` is cancelled; returns the token to deregister."""
+    return parent.register(child.start_cancel)

@@ -1,0 +1,7 @@
+"""NumPy kernels, one module per op family; importing this package registers them all."""
+
+from tensorweave.kernels import (  # noqa: F401
+    array_kernels,
+    control_flow_kernels,
+    state_kernels,
+)

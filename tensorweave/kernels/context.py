@@ -1,0 +1,84 @@
+"""`StepContext`: what a kernel can reach while a step runs (TensorFlow's `OpKernelContext`
+subset: resources, rendezvous, cancellation, deadline, undo log)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.resource_mgr import ResourceMgr, Var, freeze
+
+
+class StepContext:
+    """Per-step, per-device state shared by the kernels of one partition run."""
+
+    __slots__ = (
+        "resource_mgr", "step_id", "rendezvous", "cancellation", "deadline", "undo_log",
+        "device", "extra",
+    )
+
+    def __init__(
+        self,
+        resource_mgr: ResourceMgr,
+        step_id: int = 0,
+        rendezvous: Any = None,
+        cancellation: CancellationManager | None = None,
+        deadline: float | None = None,
+        device: str = "",
+    ):
+        self.resource_mgr = resource_mgr
+        self.step_id = step_id
+        self.rendezvous = rendezvous
+        self.cancellation = cancellation or CancellationManager()
+        self.deadline = deadline
+        self.undo_log: list[tuple[Var, Any, Any]] = []
+        self.device = device
+        self.extra: dict[str, Any] = {}
+
+    def assign(self, var: Var, value: Any) -> Any:
+        """Replaces the value of `var` (copy-on-write) and records the old one for rollback.
+
+        Returns:
+          The new (read-only) value.
+        """
+        new = freeze(value)
+        with var.lock:
+            old = var.value
+            var.value = new
+        self.undo_log.append((var, old, new))
+        return new
+
+    def update(self, var: Var, fn: Any) -> Any:
+        """Atomically replaces `var`'s value with `fn(old_value)` (read-modify-write).
+
+        Raises:
+          FailedPreconditionError: if `var` is uninitialized.
+        """
+        with var.lock:
+            old = var.read()
+            new = freeze(fn(old))
+            var.value = new
+        self.undo_log.append((var, old, new))
+        return new
+
+    def rollback(self) -> None:
+        """Restores variables written by this step, newest first, unless another step has
+        written them since (then that write is kept)."""
+        for var, old, new in reversed(self.undo_log):
+            with var.lock:
+                if var.value is new:
+                    var.value = old
+        self.undo_log.clear()
+
+    def remaining_s(self) -> float | None:
+        """Seconds left before the step deadline, or None without one."""
+        if self.deadline is None:
+            return None
+        return self.deadline - time.monotonic()
+
+    def check_deadline(self, what: str) -> None:
+        """Raises DeadlineExceededError naming `what` if the deadline passed."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")

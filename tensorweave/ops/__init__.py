@@ -1,0 +1,1 @@
+"""Graph-construction functions: validate inputs, infer shapes, add nodes (never compute)."""

@@ -1,0 +1,75 @@
+"""Array ops: placeholders, identity, shapes, slicing, joining, gathering (follows TF 1.x
+`array_ops`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import dtypes
+from tensorweave.framework.op_def import register_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+
+
+def _same_as_input(op: Any) -> list[TensorShape]:
+    return [op.inputs[0].shape]
+
+
+register_op(
+    "Placeholder",
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape = unknown"],
+    shape_fn=lambda op: [op.get_attr("shape")],
+)
+register_op(
+    "PlaceholderWithDefault",
+    inputs=["input: dtype"],
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape_fn=lambda op: [op.get_attr("shape")],
+)
+register_op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+            shape_fn=_same_as_input)
+register_op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+            shape_fn=_same_as_input)
+
+
+def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
+    """A tensor that must be fed at run time (follows `tf.placeholder`).
+
+    Args:
+      dtype: element type.
+      shape: static shape, partial (`[None, 3]`) or None for any shape.
+      name: op name.
+
+    Returns:
+      A `Tensor` of `dtype` and `shape`; running it without a feed raises
+      `InvalidArgumentError` naming the placeholder.
+    """
+    shape = unknown_shape() if shape is None else TensorShape(shape)
+    return apply_op("Placeholder", dtype=dtypes.as_dtype(dtype), shape=shape, name=name)
+
+
+def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
+    """A tensor that is `input` unless fed (follows `tf.placeholder_with_default`)."""
+    from tensorweave.framework.tensor_conversion import convert_to_tensor
+
+    value = convert_to_tensor(input)
+    return apply_op(
+        "PlaceholderWithDefault", input=value, dtype=value.dtype, shape=TensorShape(shape),
+        name=name,
+    )
+
+
+def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002
+    """Returns a tensor with the same value as `input` (follows `tf.identity`); reading a
+    variable through it takes a snapshot of the variable's value."""
+    return apply_op("Identity", input=input, name=name)
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002
+    """`input`, with gradients blocked (follows `tf.stop_gradient`)."""
+    return apply_op("StopGradient", input=input, name=name)
+
+
+__all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient"]

@@ -1,0 +1,165 @@
+"""Variable state ops: `VariableV2`, `Assign*`, `Scatter*`, `IsVariableInitialized` (follows
+TF 1.x `state_ops`). Update ops are colocated with their variable by the placer (ref edge)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import dtypes
+from tensorweave.framework.op_def import register_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+
+
+def _ref_shape(op: Any) -> list[TensorShape]:
+    return [op.inputs[0].shape]
+
+
+def _assign_shape(op: Any) -> list[TensorShape]:
+    if op.get_attr("validate_shape"):
+        return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
+    return [op.inputs[1].shape]
+
+
+def _same_shape_update(op: Any) -> list[TensorShape]:
+    return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
+
+
+def _scatter_shape(op: Any) -> list[TensorShape]:
+    ref, indices, updates = (t.shape for t in op.inputs)
+    expected = indices.concatenate(ref[1:]) if ref.ndims is not None else unknown_shape()
+    if not updates.is_compatible_with(expected) and updates.ndims != 0:
+        raise ValueError(
+            f"Shapes of updates {updates} must equal indices.shape + params.shape[1:] "
+            f"= {expected} for '{op.name}' (op: '{op.type}')"
+        )
+    return [ref]
+
+
+register_op(
+    "VariableV2",
+    outputs=["ref: Ref(dtype)"],
+    attrs=["shape: shape", "dtype: type", "container: string = ''", "shared_name: string = ''"],
+    is_stateful=True,
+    shape_fn=lambda op: [op.get_attr("shape")],
+)
+register_op(
+    "Assign",
+    inputs=["ref: Ref(T)", "value: T"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=["T: type", "validate_shape: bool = true", "use_locking: bool = true"],
+    allows_uninitialized_input=True,
+    shape_fn=_assign_shape,
+)
+_NUMERIC = "{float, double, int32, int64, uint8, int16, int8, complex64, complex128, half, uint16, uint32, uint64}"
+for _name in ("AssignAdd", "AssignSub"):
+    register_op(
+        _name,
+        inputs=["ref: Ref(T)", "value: T"],
+        outputs=["output_ref: Ref(T)"],
+        attrs=[f"T: {_NUMERIC}", "use_locking: bool = false"],
+        shape_fn=_same_shape_update,
+    )
+register_op(
+    "IsVariableInitialized",
+    inputs=["ref: Ref(dtype)"],
+    outputs=["is_initialized: bool"],
+    attrs=["dtype: type"],
+    allows_uninitialized_input=True,
+    shape_fn=lambda op: [TensorShape([])],
+)
+for _name, _locking in (("ScatterUpdate", "true"), ("ScatterAdd", "false"),
+                        ("ScatterSub", "false")):
+    register_op(
+        _name,
+        inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+        outputs=["output_ref: Ref(T)"],
+        attrs=["T: type", "Tindices: {int32, int64}", f"use_locking: bool = {_locking}"],
+        shape_fn=_scatter_shape,
+    )
+
+
+def variable_op_v2(shape: Any, dtype: Any, name: str = "Variable", container: str = "",
+                   shared_name: str = "") -> Any:
+    """A `VariableV2` op; returns its `_ref` output tensor."""
+    return apply_op(
+        "VariableV2", shape=TensorShape(shape), dtype=dtypes.as_dtype(dtype),
+        container=container, shared_name=shared_name, name=name,
+    )
+
+
+def _ref_of(ref: Any) -> Any:
+    return ref._ref() if hasattr(ref, "_ref") else ref
+
+
+def assign(ref: Any, value: Any, validate_shape: bool | None = None,
+           use_locking: bool | None = None, name: str | None = None) -> Any:
+    """Assigns `value` to the variable `ref`; returns the ref after the assignment (follows
+    `tf.assign`).
+
+    Raises:
+      TypeError: if `ref` is not a variable (ref tensor).
+      ValueError: if `validate_shape` and the static shapes differ.
+    """
+    kwargs: dict[str, Any] = {}
+    if validate_shape is not None:
+        kwargs["validate_shape"] = validate_shape
+    if use_locking is not None:
+        kwargs["use_locking"] = use_locking
+    return apply_op("Assign", ref=_ref_of(ref), value=value, name=name, **kwargs)
+
+
+def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None):
+    """Adds `value` to the variable `ref` atomically (follows `tf.assign_add`)."""
+    kwargs = {} if use_locking is None else {"use_locking": use_locking}
+    return apply_op("AssignAdd", ref=_ref_of(ref), value=value, name=name, **kwargs)
+
+
+def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None):
+    """Subtracts `value` from the variable `ref` atomically (follows `tf.assign_sub`)."""
+    kwargs = {} if use_locking is None else {"use_locking": use_locking}
+    return apply_op("AssignSub", ref=_ref_of(ref), value=value, name=name, **kwargs)
+
+
+def is_variable_initialized(ref: Any, name: str | None = None) -> Any:
+    """A bool scalar: whether the variable has a value (follows `tf.is_variable_initialized`)."""
+    return apply_op("IsVariableInitialized", ref=_ref_of(ref), name=name)
+
+
+def _scatter(op_type: str, ref: Any, indices: Any, updates: Any, use_locking: Any, name: Any):
+    kwargs = {} if use_locking is None else {"use_locking": use_locking}
+    return apply_op(op_type, ref=_ref_of(ref), indices=indices, updates=updates, name=name,
+                    **kwargs)
+
+
+def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
+                   name: str | None = None) -> Any:
+    """`ref[indices] = updates` on a variable (follows `tf.scatter_update`).
+
+    Raises:
+      errors.InvalidArgumentError: at run time, for indices out of range.
+    """
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
+                name: str | None = None) -> Any:
+    """`ref[indices] += updates`, duplicates accumulating (follows `tf.scatter_add`)."""
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
+                name: str | None = None) -> Any:
+    """`ref[indices] -= updates`, duplicates accumulating (follows `tf.scatter_sub`)."""
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+__all__ = [
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "is_variable_initialized",
+    "scatter_update",
+    "scatter_add",
+    "scatter_sub",
+]

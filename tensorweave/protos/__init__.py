@@ -1,0 +1,1 @@
+"""Protocol buffer messages, wire-compatible with TensorFlow's (package ``tensorweave``)."""

@@ -1,0 +1,1 @@
+"""Single-process execution: devices, pruning, placement, partitioning, executor, DirectSession."""

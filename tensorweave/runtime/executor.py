@@ -1,0 +1,410 @@
+"""The executor: runs one partition's plan, a precomputed topological list of kernel calls
+with resolved input slots (in the spirit of JAX's `eval_jaxpr`).
+
+Two loops share one plan:
+* a straight-line loop for plans of synchronous kernels (the hot path of local training),
+  which frees each value after its last use;
+* a ready-queue loop for plans with asynchronous kernels (`_Recv`, blocking queue ops) or
+  when tracing: it runs every ready op while an asynchronous one waits, and honours the
+  step's cancellation and deadline.
+
+Values that come out of variables are `Var` references until a consumer that takes a value
+reads them ("deref"), as TensorFlow's ref tensors.
+"""
+
+from __future__ import annotations
+
+import collections
+import queue
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework.resource_mgr import Var
+from tensorweave.kernels.context import StepContext
+from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
+from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
+
+_NO_DEREF = ()
+
+
+class _Entry:
+    __slots__ = ("node", "fn", "ins", "out", "nout", "deref", "free", "is_async", "label")
+
+    def __init__(self, node: NodeSpec, fn: Any, ins: tuple[int, ...], out: int, nout: int,
+                 deref: tuple[int, ...]):
+        self.node = node
+        self.fn = fn
+        self.ins = ins
+        self.out = out
+        self.nout = nout
+        self.deref = deref
+        self.free: tuple[int, ...] = ()
+        self.is_async = isinstance(fn, AsyncKernel)
+        self.label = ""
+
+
+class StepStatsCollector:
+    """Collects per-node timings of one partition run (for `RunOptions.FULL_TRACE`)."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self.nodes: list[tuple[str, str, int, int, int, str]] = []
+
+    def add(self, name: str, op: str, start_us: int, end_us: int, thread_id: int, label: str):
+        """Records one node execution (times in microseconds since the epoch)."""
+        self.nodes.append((name, op, start_us, end_us, thread_id, label))
+
+    def to_proto(self) -> Any:
+        """A `DeviceStepStats` proto; the first entry is `_SOURCE`, as TensorFlow's."""
+        from tensorweave.protos import step_stats_pb2
+
+        dev = step_stats_pb2.DeviceStepStats(device=self.device)
+        for name, op, start, end, tid, label in self.nodes:
+            ns = dev.node_stats.add(
+                node_name=name, all_start_micros=start, op_start_rel_micros=0,
+                op_end_rel_micros=end - start, all_end_rel_micros=end - start,
+                timeline_label=label or f"{name} = {op}()", thread_id=tid,
+            )
+            ns.all_start_nanos = start * 1000
+            ns.op_end_rel_nanos = ns.all_end_rel_nanos = (end - start) * 1000
+        return dev
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+class Plan:
+    """An executable partition: nodes in topological order with resolved slots.
+
+    Args:
+      nodes: the pruned, placed nodes of one device.
+      feeds: tensor names whose values are passed to `run` (in this order).
+      fetches: tensor names whose values `run` returns (in this order).
+      device: the full device name the kernels run on.
+
+    Raises:
+      NotFoundError: if an op has no CPU kernel.
+      InvalidArgumentError: if an input names a node outside the plan, or the graph has a
+        cycle.
+    """
+
+    def __init__(self, nodes: list[NodeSpec], feeds: list[str], fetches: list[str], device: str):
+        self.device = device
+        self.feeds = list(feeds)
+        self.fetches = list(fetches)
+        slot_of: dict[str, int] = {name: i for i, name in enumerate(self.feeds)}
+        order = _topological_order(nodes, slot_of)
+        self._num_slots = len(self.feeds)
+        self._entries: list[_Entry] = []
+        index_of: dict[str, int] = {}
+        for node in order:
+            base = self._num_slots
+            outs = node.output_dtypes
+            for i in range(len(outs)):
+                slot_of.setdefault(f"{node.name}:{i}", base + i)
+            self._num_slots += len(outs)
+            index_of[node.name] = len(self._entries)
+            self._entries.append(self._make_entry(node, slot_of, base, len(outs)))
+        self._ref_slots = {s for e in self._entries for s in _ref_slots(e)}
+        self._fetch = []
+        for name in self.fetches:
+            if name not in slot_of:
+                raise errors.InvalidArgumentError(None, None, f"Fetch {name} is not in the plan")
+            self._fetch.append(slot_of[name])
+        self._build_schedule(index_of)
+        self._has_async = any(e.is_async for e in self._entries)
+        self._compute_frees()
+
+    # --------------------------------------------------------------- building
+    def _make_entry(self, node: NodeSpec, slot_of: dict[str, int], base: int, nout: int):
+        try:
+            builder = lookup_builder(node.op, "CPU")
+        except LookupError:
+            raise errors.NotFoundError(
+                None, None,
+                f"No registered '{node.op}' OpKernel for CPU devices compatible with node "
+                f"{{{{node {node.name}}}}}",
+            ) from None
+        data = node.data_inputs()
+        ins = []
+        for src, idx in data:
+            key = f"{src}:{idx}"
+            if key not in slot_of:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node {node.name}: input {key} is not produced in this plan"
+                )
+            ins.append(slot_of[key])
+        refs = node.ref_inputs
+        kn = KernelNode(
+            node.name, node.op, node.attrs, self.device,
+            tuple(_input_dtypes(node)), tuple(node.output_dtypes),
+        )
+        try:
+            fn = builder(kn)
+        except errors.OpError as e:
+            raise errors.with_node(e, node.name) from None
+        except (ValueError, TypeError, KeyError) as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"{e}\n\t [[{{{{node {node.name}}}}}]]"
+            ) from e
+        deref = tuple(k for k in range(len(ins)) if not (k < len(refs) and refs[k]))
+        entry = _Entry(node, fn, tuple(ins), base, nout, deref)
+        entry.label = "%s = %s(%s)" % (
+            node.name, node.op, ", ".join(n for n in node.inputs if not n.startswith("^"))
+        )
+        return entry
+
+    def _build_schedule(self, index_of: dict[str, int]) -> None:
+        n = len(self._entries)
+        self._consumers: list[list[int]] = [[] for _ in range(n)]
+        self._pending = [0] * n
+        for i, e in enumerate(self._entries):
+            preds = set()
+            for src, _ in e.node.data_inputs():
+                if src in index_of:
+                    preds.add(index_of[src])
+            for src in e.node.control_inputs():
+                if src in index_of:
+                    preds.add(index_of[src])
+            self._pending[i] = len(preds)
+            for p in preds:
+                self._consumers[p].append(i)
+        self._roots = [i for i in range(n) if self._pending[i] == 0]
+
+    def _compute_frees(self) -> None:
+        last_use: dict[int, int] = {}
+        for i, e in enumerate(self._entries):
+            for s in e.ins:
+                last_use[s] = i
+        keep = set(self._fetch)
+        frees: dict[int, list[int]] = collections.defaultdict(list)
+        for s, i in last_use.items():
+            if s not in keep:
+                frees[i].append(s)
+        for i, e in enumerate(self._entries):
+            e.free = tuple(frees.get(i, ()))
+        # NOTE: every slot deref'd at least once needs the slow gather path.
+        for e in self._entries:
+            if not any(e.ins[k] in self._ref_slots for k in e.deref):
+                e.deref = _NO_DEREF
+
+    # ---------------------------------------------------------------- running
+    @property
+    def node_names(self) -> list[str]:
+        """Names of the nodes, in execution order."""
+        return [e.node.name for e in self._entries]
+
+    def run(self, ctx: StepContext, feeds: list[Any], stats: StepStatsCollector | None = None):
+        """Runs one step; returns the fetched values (refs read) in `fetches` order.
+
+        Raises:
+          OpError: the first kernel error, with the failing node named; variables written
+            by this run are rolled back first.
+        """
+        try:
+            if self._has_async or stats is not None:
+                vals = self._run_dynamic(ctx, feeds, stats)
+            else:
+                vals = self._run_straight(ctx, feeds)
+            return [_read(vals[s]) for s in self._fetch]
+        except BaseException:
+            ctx.rollback()
+            raise
+
+    def _run_straight(self, ctx: StepContext, feeds: list[Any]) -> list[Any]:
+        vals: list[Any] = [None] * self._num_slots
+        vals[: len(feeds)] = feeds
+        entry = None
+        try:
+            with np.errstate(all="ignore"):
+                for entry in self._entries:
+                    if entry.deref:
+                        args = _gather_deref(vals, entry)
+                    else:
+                        args = [vals[s] for s in entry.ins]
+                    r = entry.fn(ctx, *args)
+                    if entry.nout == 1:
+                        vals[entry.out] = r
+                    elif entry.nout:
+                        vals[entry.out : entry.out + entry.nout] = r
+                    for s in entry.free:
+                        vals[s] = None
+        except Exception as e:
+            raise _wrap_error(e, entry.node if entry else None) from e
+        return vals
+
+    def _run_dynamic(self, ctx: StepContext, feeds: list[Any], stats: Any) -> list[Any]:
+        vals: list[Any] = [None] * self._num_slots
+        vals[: len(feeds)] = feeds
+        pending = list(self._pending)
+        ready = collections.deque(self._roots)
+        completions: queue.SimpleQueue = queue.SimpleQueue()
+        remaining = len(self._entries)
+        token = ctx.cancellation.register(lambda err: completions.put((-1, None, err, 0)))
+        tid = threading.get_ident() & 0xFFFF
+        try:
+            with np.errstate(all="ignore"):
+                if token is None:
+                    ctx.cancellation.check()
+                if stats is not None:
+                    t = _now_us()
+                    stats.add("_SOURCE", "NoOp", t, t, tid, "_SOURCE = NoOp()")
+                while remaining:
+                    while ready:
+                        i = ready.popleft()
+                        entry = self._entries[i]
+                        args = _gather_deref(vals, entry)
+                        if entry.is_async:
+                            start = _now_us()
+                            entry.fn.start(ctx, args, _Done(completions, i, start))
+                            continue
+                        start = _now_us() if stats is not None else 0
+                        try:
+                            r = entry.fn(ctx, *args)
+                        except Exception as e:
+                            raise _wrap_error(e, entry.node) from e
+                        if stats is not None:
+                            stats.add(entry.node.name, entry.node.op, start, _now_us(), tid,
+                                      entry.label)
+                        self._store(vals, entry, r)
+                        remaining -= 1
+                        self._release(i, pending, ready)
+                    if not remaining:
+                        break
+                    i, r, err, start = self._wait(ctx, completions)
+                    entry = self._entries[i]
+                    if err is not None:
+                        raise _wrap_error(err, entry.node) from err
+                    if stats is not None:
+                        stats.add(entry.node.name, entry.node.op, start, _now_us(), tid,
+                                  entry.label)
+                    self._store(vals, entry, r)
+                    remaining -= 1
+                    self._release(i, pending, ready)
+        except BaseException as e:
+            ctx.cancellation.start_cancel(
+                e if isinstance(e, errors.OpError) else errors.CancelledError(None, None, str(e))
+            )
+            raise
+        finally:
+            ctx.cancellation.deregister(token)
+        return vals
+
+    def _wait(self, ctx: StepContext, completions: queue.SimpleQueue) -> tuple:
+        timeout = ctx.remaining_s()
+        try:
+            item = completions.get(timeout=max(timeout, 0.0) if timeout is not None else None)
+        except queue.Empty:
+            waiting = [e.node.name for e in self._entries if e.is_async][:3]
+            raise errors.DeadlineExceededError(
+                None, None, f"Timed out waiting for {', '.join(waiting)} on {self.device}"
+            ) from None
+        if item[0] == -1:
+            raise item[2]
+        return item
+
+    @staticmethod
+    def _store(vals: list[Any], entry: _Entry, r: Any) -> None:
+        if entry.nout == 1:
+            vals[entry.out] = r
+        elif entry.nout:
+            vals[entry.out : entry.out + entry.nout] = r
+
+    def _release(self, i: int, pending: list[int], ready: collections.deque) -> None:
+        for c in self._consumers[i]:
+            pending[c] -= 1
+            if pending[c] == 0:
+                ready.append(c)
+
+
+class _Done:
+    """The completion callback handed to an `AsyncKernel`."""
+
+    __slots__ = ("_q", "_i", "_start", "_called")
+
+    def __init__(self, q: queue.SimpleQueue, i: int, start: int):
+        self._q, self._i, self._start, self._called = q, i, start, False
+
+    def __call__(self, outputs: Any = None, error: BaseException | None = None) -> None:
+        if self._called:
+            return
+        self._called = True
+        self._q.put((self._i, outputs, error, self._start))
+
+
+def _gather_deref(vals: list[Any], entry: _Entry) -> list[Any]:
+    args = [vals[s] for s in entry.ins]
+    for k in entry.deref:
+        a = args[k]
+        if type(a) is Var:
+            args[k] = a.read()
+    return args
+
+
+def _read(value: Any) -> Any:
+    return value.read() if type(value) is Var else value
+
+
+def _ref_slots(entry: _Entry) -> list[int]:
+    return [entry.out + i for i, t in enumerate(entry.node.output_dtypes) if t._is_ref_dtype]
+
+
+def _input_dtypes(node: NodeSpec) -> list[Any]:
+    return node.op_def.input_dtypes(node.attrs) if node.op_def is not None else []
+
+
+def _wrap_error(e: BaseException, node: NodeSpec | None) -> errors.OpError:
+    name = node.name if node is not None else "<unknown>"
+    if isinstance(e, errors.OpError):
+        return errors.with_node(e, name)
+    if isinstance(e, ValueError | IndexError | TypeError | ZeroDivisionError | OverflowError):
+        cls: type[errors.OpError] = errors.InvalidArgumentError
+    elif isinstance(e, MemoryError):
+        cls = errors.ResourceExhaustedError
+    else:
+        cls = errors.UnknownError
+    op = node.op if node is not None else "?"
+    return cls(None, None, f"{op}: {e}\n\t [[{{{{node {name}}}}}]]")
+
+
+def _topological_order(nodes: list[NodeSpec], fed: dict[str, int]) -> list[NodeSpec]:
+    by_name = {n.name: n for n in nodes}
+    indegree = {n.name: 0 for n in nodes}
+    consumers: dict[str, list[str]] = collections.defaultdict(list)
+    for n in nodes:
+        preds = set()
+        for src, idx in n.data_inputs():
+            if f"{src}:{idx}" in fed:
+                continue
+            preds.add(src)
+        preds.update(n.control_inputs())
+        for p in preds:
+            if p not in by_name:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node {n.name} has input {p}, which is not in the plan"
+                )
+            indegree[n.name] += 1
+            consumers[p].append(n.name)
+    ready = collections.deque(n.name for n in nodes if indegree[n.name] == 0)
+    order = []
+    while ready:
+        name = ready.popleft()
+        order.append(by_name[name])
+        for c in consumers[name]:
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                ready.append(c)
+    if len(order) != len(nodes):
+        stuck = sorted(k for k, v in indegree.items() if v > 0)[:5]
+        raise errors.InvalidArgumentError(None, None, f"Graph has a cycle through {stuck}")
+    return order
+
+
+def tensor_of(name: str) -> tuple[str, int]:
+    """Splits a tensor name (re-exported for the session layers)."""
+    return split_tensor_name(name)

@@ -1,0 +1,124 @@
+"""Device placement: every node gets a full device name (follows TensorFlow's placer).
+
+* Colocation groups join nodes named by `_class` (`loc:@x`) and nodes connected by a
+  reference edge (an update op and its variable); a group's device constraints are merged.
+* Explicit fields win; unset fields are filled from the first matching device in sorted
+  order, TensorFlow's observable default (an unpinned op lands on `/job:ps` before
+  `/job:worker`, and on task 0 of its job).
+"""
+
+from __future__ import annotations
+
+from tensorweave import errors
+from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.runtime.node_spec import NodeSpec
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _merge_into(group: DeviceSpec, node: NodeSpec, other: str, soft: bool) -> None:
+    spec = DeviceSpec.from_string(node.device)
+    for field in ("job", "replica", "task", "device_type", "device_index"):
+        mine, theirs = getattr(group, field), getattr(spec, field)
+        if theirs is None:
+            continue
+        if mine is not None and mine != theirs:
+            if soft:
+                continue
+            raise errors.InvalidArgumentError(
+                None, None,
+                f"Cannot colocate nodes {{{{colocation_node {other}}}}} and {{{{colocation_node "
+                f"{node.name}}}}}: Cannot merge devices with incompatible {field}s: "
+                f"'{group.to_string()}' and '{spec.to_string()}'",
+            )
+        setattr(group, field, theirs)
+
+
+def _matches(spec: DeviceSpec, device: DeviceSpec) -> bool:
+    return all(
+        getattr(spec, f) is None or getattr(spec, f) == getattr(device, f)
+        for f in ("job", "replica", "task", "device_type", "device_index")
+    )
+
+
+def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool = False,
+          all_nodes: dict[str, NodeSpec] | None = None) -> dict[str, str]:
+    """Chooses a full device name for every node.
+
+    Args:
+      nodes: the nodes to place.
+      devices: full names of the available devices.
+      allow_soft_placement: ignore device constraints that match no device instead of
+        failing.
+      all_nodes: every node by name (to follow colocation references outside `nodes`).
+
+    Returns:
+      node name -> full device name.
+
+    Raises:
+      InvalidArgumentError: if a node asks for a device that does not exist, or a
+        colocation group has conflicting constraints.
+    """
+    by_name = {n.name: n for n in nodes}
+    all_nodes = all_nodes or by_name
+    uf = _UnionFind()
+    for n in nodes:
+        uf.find(n.name)
+        for g in n.attrs.get("_class") or ():
+            if g.startswith("loc:@") and g[5:] in by_name:
+                uf.union(n.name, g[5:])
+        refs = n.ref_inputs
+        for k, (src, _) in enumerate(n.data_inputs()):
+            if k < len(refs) and refs[k] and src in by_name:
+                uf.union(n.name, src)
+    groups: dict[str, list[NodeSpec]] = {}
+    for n in nodes:
+        groups.setdefault(uf.find(n.name), []).append(n)
+    parsed = sorted(((DeviceSpec.from_string(d), d) for d in devices), key=lambda p: p[1])
+    result: dict[str, str] = {}
+    for members in groups.values():
+        spec = DeviceSpec()
+        first = members[0].name
+        for m in members:
+            if m.device:
+                _merge_into(spec, m, first, allow_soft_placement)
+        device = _choose(spec, parsed, members, allow_soft_placement)
+        for m in members:
+            result[m.name] = device
+    return result
+
+
+def _choose(spec: DeviceSpec, devices: list[tuple[DeviceSpec, str]], members: list[NodeSpec],
+            soft: bool) -> str:
+    for d, name in devices:
+        if _matches(spec, d):
+            return name
+    if soft:
+        relaxed = DeviceSpec(job=spec.job, replica=spec.replica, task=spec.task)
+        for d, name in devices:
+            if _matches(relaxed, d):
+                return name
+        return devices[0][1]
+    explicit = next((m for m in members if m.device), members[0])
+    available = ", ".join(name for _, name in devices)
+    raise errors.InvalidArgumentError(
+        None, None,
+        f"Cannot assign a device for operation {explicit.name}: Operation was explicitly "
+        f"assigned to {explicit.device} but available devices are [ {available} ]. Make sure "
+        "the device specification refers to a valid device.",
+    )

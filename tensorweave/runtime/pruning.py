@@ -1,0 +1,55 @@
+"""Subgraph extraction: the nodes a (feeds, fetches, targets) signature needs (follows
+TensorFlow's `graph/subgraph.cc` pruning)."""
+
+from __future__ import annotations
+
+from tensorweave import errors
+from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
+
+
+def prune(
+    nodes: dict[str, NodeSpec], feeds: set[str], fetches: list[str], targets: list[str]
+) -> list[NodeSpec]:
+    """Returns the nodes needed to compute `fetches` and run `targets`, cutting at `feeds`.
+
+    Args:
+      nodes: all nodes by name.
+      feeds: tensor names (`"x:0"`) whose values are supplied.
+      fetches: tensor names to compute.
+      targets: op names to run.
+
+    Returns:
+      The needed nodes, in the order of `nodes`.
+
+    Raises:
+      NotFoundError: if a fetch, target or input names no node.
+    """
+    needed: set[str] = set()
+    stack: list[str] = []
+    for name in fetches:
+        if name in feeds:
+            continue
+        op_name, _ = split_tensor_name(name)
+        stack.append(_check(nodes, op_name, "Fetch"))
+    stack.extend(_check(nodes, t, "Target") for t in targets)
+    while stack:
+        name = stack.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        for inp in nodes[name].inputs:
+            if inp.startswith("^"):
+                src = inp[1:]
+            elif (inp if ":" in inp else inp + ":0") in feeds:
+                continue
+            else:
+                src = split_tensor_name(inp)[0]
+            if src not in needed:
+                stack.append(_check(nodes, src, f"Input of {name}"))
+    return [n for n in nodes.values() if n.name in needed]
+
+
+def _check(nodes: dict[str, NodeSpec], name: str, what: str) -> str:
+    if name not in nodes:
+        raise errors.NotFoundError(None, None, f"{what} node {name} is not in the graph")
+    return name
