@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tensorweave.framework import attr_value, dtypes
+from tensorweave.framework import attr_value
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import op_def_registry
 from tensorweave.framework.operation import Operation, Tensor
@@ -53,10 +53,6 @@ def decode_attrs(node_def: Any) -> dict[str, Any]:
         for name, a in op_def.attrs.items():
             if name not in attrs and a.has_default:
                 attrs[name] = list(a.default) if isinstance(a.default, list) else a.default
-            elif name in attrs and attrs[name] == [] and a.type.startswith("list("):
-                attrs[name] = []
-            elif a.type == "type" and name in attrs and not isinstance(attrs[name], dtypes.DType):
-                attrs[name] = dtypes.as_dtype(attrs[name])
     return attrs
 
 

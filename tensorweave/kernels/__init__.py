@@ -3,5 +3,10 @@
 from tensorweave.kernels import (  # noqa: F401
     array_kernels,
     control_flow_kernels,
+    logging_kernels,
+    math_kernels,
+    random_kernels,
+    sendrecv_kernels,
     state_kernels,
+    summary_kernels,
 )

@@ -64,12 +64,8 @@ class StepContext:
         return new
 
     def rollback(self) -> None:
-        """Restores variables written by this step, newest first, unless another step has
-        written them since (then that write is kept)."""
-        for var, old, new in reversed(self.undo_log):
-            with var.lock:
-                if var.value is new:
-                    var.value = old
+        """Restores variables written by this step (see `rollback_undo_log`)."""
+        rollback_undo_log(self.undo_log)
         self.undo_log.clear()
 
     def remaining_s(self) -> float | None:
@@ -82,3 +78,12 @@ class StepContext:
         """Raises DeadlineExceededError naming `what` if the deadline passed."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")
+
+
+def rollback_undo_log(undo_log: list[tuple[Var, Any, Any]]) -> None:
+    """Restores the variables of an undo log, newest write first, unless another step has
+    written a variable since (then that later write is kept)."""
+    for var, old, new in reversed(undo_log):
+        with var.lock:
+            if var.value is new:
+                var.value = old

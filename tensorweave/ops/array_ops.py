@@ -1,5 +1,12 @@
 """Array ops: placeholders, identity, shapes, slicing, joining, gathering (follows TF 1.x
-`array_ops`)."""
+`array_ops`).
+
+The ops live in three sibling modules re-exported here: `array_ops_shape` (shapes,
+reshaping, fills), `array_ops_join` (stack/concat/split/tile/pad/reverse/unique and the
+auto-packing of lists of tensors) and `array_ops_index` (slicing, `Tensor.__getitem__`,
+gather, one_hot, where, range, dynamic_stitch, boolean_mask). Their gradients are in
+`array_grad`, imported at the bottom of this module.
+"""
 
 from __future__ import annotations
 
@@ -72,4 +79,56 @@ def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002
     return apply_op("StopGradient", input=input, name=name)
 
 
-__all__ = ["placeholder", "placeholder_with_default", "identity", "stop_gradient"]
+# ruff: noqa: E402, F401, I001  (re-exports after the local ops; gradients registered last)
+from tensorweave.ops import array_ops_index, array_ops_join, array_ops_shape
+from tensorweave.ops.array_ops_index import (
+    _slice_helper,
+    boolean_mask,
+    dynamic_stitch,
+    gather,
+    newaxis,
+    one_hot,
+    range,
+    slice,
+    strided_slice,
+    where,
+)
+from tensorweave.ops.array_ops_join import (
+    concat,
+    pad,
+    reverse,
+    reverse_v2,
+    split,
+    stack,
+    tile,
+    unique,
+    unstack,
+)
+from tensorweave.ops.array_ops_shape import (
+    expand_dims,
+    fill,
+    invert_permutation,
+    ones,
+    ones_like,
+    rank,
+    reshape,
+    shape,
+    shape_internal,
+    size,
+    squeeze,
+    transpose,
+    zeros,
+    zeros_like,
+)
+
+__all__ = [
+    "placeholder",
+    "placeholder_with_default",
+    "identity",
+    "stop_gradient",
+    *array_ops_shape.__all__,
+    *array_ops_join.__all__,
+    *array_ops_index.__all__,
+]
+
+from tensorweave.ops import array_grad

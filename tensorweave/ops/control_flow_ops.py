@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from tensorweave.framework import graph as graph_mod
@@ -21,7 +22,7 @@ def no_op(name: str | None = None) -> Operation:
 def _as_ops(inputs: Any) -> list[Operation]:
     ops: list[Operation] = []
     for x in inputs:
-        if isinstance(x, list | tuple):
+        if isinstance(x, list | builtins.tuple):
             ops.extend(_as_ops(x))
             continue
         if x is None:

@@ -100,10 +100,12 @@ class DeregisterGraphResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class CleanupAllRequest(_message.Message):
-    __slots__ = ("container",)
+    __slots__ = ("container", "tensorweave_master_task")
     CONTAINER_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_MASTER_TASK_FIELD_NUMBER: _ClassVar[int]
     container: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, container: _Optional[_Iterable[str]] = ...) -> None: ...
+    tensorweave_master_task: str
+    def __init__(self, container: _Optional[_Iterable[str]] = ..., tensorweave_master_task: _Optional[str] = ...) -> None: ...
 
 class CleanupAllResponse(_message.Message):
     __slots__ = ()
@@ -148,26 +150,30 @@ class RunGraphRequest(_message.Message):
     def __init__(self, session_handle: _Optional[str] = ..., create_worker_session_called: _Optional[bool] = ..., graph_handle: _Optional[str] = ..., step_id: _Optional[int] = ..., exec_opts: _Optional[_Union[ExecutorOpts, _Mapping]] = ..., send: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., recv_key: _Optional[_Iterable[str]] = ..., is_partial: _Optional[bool] = ..., is_last_partial_run: _Optional[bool] = ..., store_errors_in_response_body: _Optional[bool] = ..., request_id: _Optional[int] = ...) -> None: ...
 
 class RunGraphResponse(_message.Message):
-    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message")
+    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message", "tensorweave_deferred_key")
     RECV_FIELD_NUMBER: _ClassVar[int]
     STEP_STATS_FIELD_NUMBER: _ClassVar[int]
     COST_GRAPH_FIELD_NUMBER: _ClassVar[int]
     PARTITION_GRAPH_FIELD_NUMBER: _ClassVar[int]
     STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
     STATUS_ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_DEFERRED_KEY_FIELD_NUMBER: _ClassVar[int]
     recv: _containers.RepeatedCompositeFieldContainer[_named_tensor_pb2.NamedTensorProto]
     step_stats: _step_stats_pb2.StepStats
     cost_graph: _cost_graph_pb2.CostGraphDef
     partition_graph: _containers.RepeatedCompositeFieldContainer[_graph_pb2.GraphDef]
     status_code: _error_codes_pb2.Code
     status_error_message: str
-    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ...) -> None: ...
+    tensorweave_deferred_key: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., tensorweave_deferred_key: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CleanupGraphRequest(_message.Message):
-    __slots__ = ("step_id",)
+    __slots__ = ("step_id", "tensorweave_rollback")
     STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_ROLLBACK_FIELD_NUMBER: _ClassVar[int]
     step_id: int
-    def __init__(self, step_id: _Optional[int] = ...) -> None: ...
+    tensorweave_rollback: bool
+    def __init__(self, step_id: _Optional[int] = ..., tensorweave_rollback: _Optional[bool] = ...) -> None: ...
 
 class CleanupGraphResponse(_message.Message):
     __slots__ = ()

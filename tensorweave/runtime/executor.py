@@ -154,9 +154,7 @@ class Plan:
             ) from e
         deref = tuple(k for k in range(len(ins)) if not (k < len(refs) and refs[k]))
         entry = _Entry(node, fn, tuple(ins), base, nout, deref)
-        entry.label = "%s = %s(%s)" % (
-            node.name, node.op, ", ".join(n for n in node.inputs if not n.startswith("^"))
-        )
+        entry.label = _timeline_label(node)
         return entry
 
     def _build_schedule(self, index_of: dict[str, int]) -> None:
@@ -352,6 +350,16 @@ def _read(value: Any) -> Any:
 
 def _ref_slots(entry: _Entry) -> list[int]:
     return [entry.out + i for i, t in enumerate(entry.node.output_dtypes) if t._is_ref_dtype]
+
+
+def _timeline_label(node: NodeSpec) -> str:
+    # NOTE: TensorFlow's format; the timeline pairs `_Send`/`_Recv` by these labels.
+    if node.op == "_Send":
+        return f"{node.name} = _Send({node.attrs['tensor_name']} @{node.attrs['recv_device']})"
+    if node.op == "_Recv":
+        return f"{node.name} = _Recv({node.attrs['tensor_name']} @{node.attrs['send_device']})"
+    inputs = ", ".join(n for n in node.inputs if not n.startswith("^"))
+    return f"{node.name} = {node.op}({inputs})"
 
 
 def _input_dtypes(node: NodeSpec) -> list[Any]:

@@ -1,0 +1,25 @@
+# Two entry points (see README.md): `make demo` (the main job) and `make test`.
+# Both create .venv on first use and install tensorweave into it.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test lint bench protos
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.installed
+	$(PY) examples/seed_local_sessions.py
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check tensorweave tests examples benchmarks scripts
+
+protos: $(VENV)/.installed
+	$(PY) scripts/gen_protos.py

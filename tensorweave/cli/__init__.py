@@ -1,0 +1,1 @@
+"""Command-line entry points: `tensorweave server | launch | demo | k8s`."""

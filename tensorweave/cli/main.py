@@ -1,0 +1,33 @@
+"""`tensorweave` command dispatcher (argparse; the subcommands hold no runtime logic)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from tensorweave.cli import server_cmd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tensorweave",
+        description="tensorweave: TensorFlow 1.x's graph and distributed runtime in Python.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+    server_cmd.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    return args.func(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

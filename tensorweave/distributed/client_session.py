@@ -1,0 +1,194 @@
+"""Session backends for `grpc://host:port` targets.
+
+By default the master runs **in the client process** (TensorFlow does this for clients in
+the same process as the target server; tensorweave does it for every client): it learns the
+cluster from the target (`GetServerDef`), then talks to each worker directly, so a fetch of
+a variable on a ps costs one round trip. `ConfigProto(tensorweave=TensorweaveOptions(
+use_remote_master=True))` uses the target's `MasterService` instead (TensorFlow's
+`GrpcSession`: `CreateSession`, `ExtendSession`, `RunStep`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.distributed.master_session import MasterSession
+from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.runtime.node_spec import NodeSpec
+
+log = logging.getLogger("tensorweave.session")
+
+
+def _address(target: str) -> str:
+    return target[len("grpc://"):] if target.startswith("grpc://") else target
+
+
+def _timeout_s(config: Any) -> float | None:
+    if config is not None and config.operation_timeout_in_ms > 0:
+        return config.operation_timeout_in_ms / 1000.0
+    return None
+
+
+def _prefer_local(config: Any) -> bool:
+    return not (config is not None and config.rpc_options.use_rpc_for_inprocess_master)
+
+
+def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
+    """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
+    to come up (logging every few seconds).
+
+    Raises:
+      DeadlineExceededError: if the target does not answer within
+        `config.operation_timeout_in_ms`.
+    """
+    address = _address(target)
+    server = LocalServers.lookup(address) if _prefer_local(config) else None
+    if server is not None:
+        server_def = server.server_def
+    else:
+        from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
+
+        remote = GrpcRemoteWorker(f"target {target}", address)
+        server_def = _wait_for(lambda t: remote.get_server_def(t), target, _timeout_s(config))
+    return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config))
+
+
+def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise errors.DeadlineExceededError(
+                None, None, f"Timed out after {timeout_s:.1f} s waiting for {target} "
+                "(operation_timeout_in_ms)")
+        try:
+            return fn(5.0 if remaining is None else min(5.0, max(remaining, 0.01)))
+        except errors.DeadlineExceededError:
+            log.warning("Still waiting for the session target %s to respond", target)
+
+
+class ClientMasterBackend:
+    """Session backend with the master in the client process."""
+
+    def __init__(self, target: str, graph: Any, config: Any):
+        self._target = target
+        self._graph = graph
+        self._config = config
+        self._session: MasterSession | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _master(self) -> MasterSession:
+        sess = self._session
+        if sess is None:
+            with self._lock:
+                if self._closed:
+                    raise errors.CancelledError(None, None, "Session is closed")
+                if self._session is None:
+                    server_def, cache = resolve_target(self._target, self._config)
+                    client_task = task_name(server_def.job_name, server_def.task_index)
+                    self._session = MasterSession.create(
+                        cache, client_task, self._config, _timeout_s(self._config))
+                sess = self._session
+        if self._graph.version > sess.version:
+            with self._lock:
+                new = self._graph._ops_since(sess.version)
+                if new:
+                    sess.extend([NodeSpec.from_operation(op) for op in new])
+        return sess
+
+    def run(self, feeds: list[Any], values: list[Any], fetches: list[Any],
+            targets: list[Any], options: Any = None, run_metadata: Any = None) -> list[Any]:
+        """Runs one step on the cluster (see `MasterSession.run`)."""
+        sess = self._master()
+        feed_map = {t.name: v for t, v in zip(feeds, values)}
+        return sess.run(feed_map, [t.name for t in fetches], [op.name for op in targets],
+                        options, run_metadata)
+
+    def list_devices(self) -> list[tuple[str, str, int, int]]:
+        """Devices of the tasks this session uses."""
+        return [(d.name, d.device_type, d.memory_limit, d.incarnation)
+                for d in self._master().devices]
+
+    def close(self) -> None:
+        """Cancels running steps and frees worker state."""
+        with self._lock:
+            self._closed = True
+            sess, self._session = self._session, None
+        if sess is not None:
+            sess.close()
+
+
+class RemoteMasterBackend:
+    """Session backend using the target's `MasterService` (TensorFlow's `GrpcSession`)."""
+
+    def __init__(self, target: str, graph: Any, config: Any):
+        from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
+
+        self._master = GrpcRemoteMaster(f"master {target}", _address(target))
+        self._graph = graph
+        self._config = config
+        self._handle: str | None = None
+        self._version = 0
+        self._lock = threading.Lock()
+
+    def _sync(self) -> str:
+        with self._lock:
+            if self._handle is None:
+                gd = self._graph.as_graph_def()
+                self._handle, _ = self._master.create_session(gd, self._config,
+                                                              _timeout_s(self._config))
+                self._version = len(gd.node)
+            elif self._graph.version > self._version:
+                gd = self._graph.as_graph_def(from_version=self._version)
+                self._version = self._master.extend_session(self._handle, gd, self._version)
+            return self._handle
+
+    def run(self, feeds: list[Any], values: list[Any], fetches: list[Any],
+            targets: list[Any], options: Any = None, run_metadata: Any = None) -> list[Any]:
+        """Runs one step through `RunStep`."""
+        handle = self._sync()
+        feed_map = {t.name: v for t, v in zip(feeds, values)}
+        return self._master.run_step(handle, feed_map, [t.name for t in fetches],
+                                     [op.name for op in targets], options, run_metadata)
+
+    def list_devices(self) -> list[tuple[str, str, int, int]]:
+        """Devices of the cluster, as the master lists them."""
+        return [(d.name, d.device_type, d.memory_limit, d.incarnation)
+                for d in self._master.list_devices(_timeout_s(self._config))]
+
+    def close(self) -> None:
+        """Sends `CloseSession` (ignoring a master that is gone)."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                self._master.close_session(handle)
+            except errors.OpError:
+                pass
+
+
+def make_grpc_backend(target: str, graph: Any, config: Any) -> Any:
+    """The backend for a `grpc://` target (client-side master unless configured)."""
+    if config is not None and config.tensorweave.use_remote_master:
+        return RemoteMasterBackend(target, graph, config)
+    return ClientMasterBackend(target, graph, config)
+
+
+def reset(target: str, containers: list[str], config: Any = None) -> None:
+    """`Session.reset`: the target's master clears `containers` on its workers and aborts
+    the sessions created through it.
+
+    Raises:
+      DeadlineExceededError: if the target does not answer within
+        `config.operation_timeout_in_ms`.
+    """
+    server_def, cache = resolve_target(target, config)
+    master = cache.master(task_name(server_def.job_name, server_def.task_index))
+    filters = list(config.device_filters) if config is not None else []
+    master.reset(containers, filters, _timeout_s(config))

@@ -1,0 +1,358 @@
+"""A master session: one client graph run across the tasks of a cluster (follows
+TensorFlow's `MasterSession`).
+
+Per run signature (feeds, fetches, targets) the graph is pruned, placed, partitioned by
+task and each partition registered once with its worker (`RegisterGraph`). A step then
+sends one `RunGraph` per partition concurrently (the partition on an in-process worker runs
+in the calling thread), collects fetches, and on failure cancels the other partitions and
+rolls back the variable writes of those that already succeeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import threading
+import time
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed.graph_mgr import task_of
+from tensorweave.distributed.interfaces import RunGraphCall
+from tensorweave.distributed.worker import Worker
+from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
+from tensorweave.runtime.graph_partition import partition
+from tensorweave.runtime.node_spec import NodeSpec
+from tensorweave.runtime.placer import place
+from tensorweave.runtime.pruning import prune
+
+log = logging.getLogger("tensorweave.master")
+_WAIT_LOG_INTERVAL_S = 5.0
+
+
+def filtered_tasks(tasks: list[str], device_filters: list[str], client_task: str) -> list[str]:
+    """The tasks matching any of `device_filters` (all when empty), plus the client task."""
+    if not device_filters:
+        return list(tasks)
+    specs = [DeviceSpec.from_string(f) for f in device_filters]
+    chosen = []
+    for t in tasks:
+        d = DeviceSpec.from_string(t)
+        if t == client_task or any(
+            (s.job is None or s.job == d.job) and (s.task is None or s.task == d.task)
+            and (s.replica is None or s.replica == d.replica)
+            for s in specs
+        ):
+            chosen.append(t)
+    return chosen
+
+
+def find_devices(cache: Any, tasks: list[str], timeout_s: float | None) -> dict[str, list]:
+    """`GetStatus` of every task, waiting for tasks that are not up yet and logging which
+    one it waits for (TensorFlow's "CreateSession still waiting for response from worker").
+
+    Raises:
+      DeadlineExceededError: naming the missing tasks, when `timeout_s` passes.
+    """
+    deadline = time.monotonic() + timeout_s if timeout_s else None
+    found: dict[str, list] = {}
+    next_log = time.monotonic() + _WAIT_LOG_INTERVAL_S
+    while len(found) < len(tasks):
+        for task in tasks:
+            if task in found:
+                continue
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                missing = [t for t in tasks if t not in found]
+                raise errors.DeadlineExceededError(
+                    None, None,
+                    f"Timed out after {timeout_s:.1f} s waiting for worker(s) "
+                    f"{', '.join(missing)} to respond (operation_timeout_in_ms)",
+                )
+            slice_s = 1.0 if remaining is None else max(0.01, min(1.0, remaining))
+            try:
+                found[task] = cache.get(task).get_status(timeout_s=slice_s)
+            except (errors.DeadlineExceededError, errors.UnavailableError):
+                if time.monotonic() >= next_log:
+                    log.warning("CreateSession still waiting for response from worker: %s", task)
+                    next_log = time.monotonic() + _WAIT_LOG_INTERVAL_S
+    return found
+
+
+@dataclasses.dataclass
+class _Part:
+    task: str
+    worker: Any
+    graph_handle: str
+    feed_keys: dict[str, str]  # tensor -> key
+    fetch_keys: dict[str, str]  # tensor -> key
+    graph_def: Any
+
+
+class MasterSession:
+    """Runs one client graph on a cluster.
+
+    Args:
+      handle: the session handle (unique string).
+      cache: `WorkerCache` of the cluster.
+      client_task: the task whose CPU is the client end of feeds and fetches (the target).
+      config: `ConfigProto` (device_filters, isolate_session_state, allow_soft_placement,
+        operation_timeout_in_ms).
+      devices: task -> `DeviceAttributes` list, from `find_devices`.
+    """
+
+    def __init__(self, handle: str, cache: Any, client_task: str, config: Any,
+                 devices: dict[str, list]):
+        self.handle = handle
+        self._cache = cache
+        self._client_task = client_task
+        self._client_device = f"{client_task}/device:CPU:0"
+        self._client_incarnation = random.getrandbits(63) | 1
+        self._config = config
+        self._soft = bool(config is not None and config.allow_soft_placement)
+        attrs = [d for lst in devices.values() for d in lst]
+        self._devices = sorted(d.name for d in attrs)
+        self._incarnations = {d.name: d.incarnation for d in attrs}
+        self._tasks = sorted(devices)
+        self._nodes: dict[str, NodeSpec] = {}
+        self._graphs: dict[Any, list[_Part]] = {}
+        self._lock = threading.Lock()
+        self._cancel = CancellationManager()
+        isolate = bool(config is not None and config.isolate_session_state)
+        for task in self._tasks:
+            cache.get(task).create_worker_session(handle, None, isolate, client_task)
+
+    @classmethod
+    def create(cls, cache: Any, client_task: str, config: Any,
+               timeout_s: float | None) -> MasterSession:
+        """Waits for the tasks the session needs (all, or those matching
+        `config.device_filters`), then creates worker sessions on them.
+
+        Raises:
+          DeadlineExceededError: if a task does not come up within `timeout_s`.
+        """
+        filters = list(config.device_filters) if config is not None else []
+        tasks = filtered_tasks(cache.tasks(), filters, client_task)
+        devices = find_devices(cache, tasks, timeout_s)
+        handle = "%016x" % random.getrandbits(64)
+        return cls(handle, cache, client_task, config, devices)
+
+    @property
+    def devices(self) -> list[Any]:
+        """`DeviceAttributes` known to this session."""
+        from tensorweave.protos import device_attributes_pb2
+
+        return [
+            device_attributes_pb2.DeviceAttributes(
+                name=n, device_type="CPU", memory_limit=268435456,
+                incarnation=self._incarnations[n])
+            for n in self._devices
+        ]
+
+    @property
+    def version(self) -> int:
+        """Number of nodes received so far."""
+        return len(self._nodes)
+
+    def extend(self, nodes: list[NodeSpec]) -> int:
+        """Adds nodes to the session's graph; returns the new version.
+
+        Raises:
+          InvalidArgumentError: if a node name already exists.
+        """
+        with self._lock:
+            for n in nodes:
+                if n.name in self._nodes:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Duplicate node name in graph: '{n.name}'")
+            for n in nodes:
+                self._nodes[n.name] = n
+            return len(self._nodes)
+
+    # -------------------------------------------------------------- building
+    def _parts(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
+        key = (tuple(feeds), tuple(fetches), tuple(targets))
+        parts = self._graphs.get(key)
+        if parts is None:
+            with self._lock:
+                parts = self._graphs.get(key)
+                if parts is None:
+                    parts = self._graphs[key] = self._build(feeds, fetches, targets)
+        return parts
+
+    def _build(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
+        nodes = prune(self._nodes, set(feeds), fetches, targets)
+        placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes)
+        partitions = partition(nodes, placement, feeds, fetches, self._client_device,
+                               self._client_incarnation, self._incarnations, self._nodes)
+        parts = []
+        for device, p in sorted(partitions.items()):
+            task = task_of(device)
+            worker = self._cache.get(task)
+            graph_def = p.graph_def()
+            handle = worker.register_graph(self.handle, graph_def)
+            parts.append(_Part(task, worker, handle, p.feed_keys, p.fetch_keys, graph_def))
+        return parts
+
+    # --------------------------------------------------------------- running
+    def run(self, feeds: dict[str, Any], fetches: list[str], targets: list[str],
+            options: Any = None, run_metadata: Any = None) -> list[Any]:
+        """Runs one step; returns the fetched values in `fetches` order.
+
+        Raises:
+          OpError: the root-cause error of the step (others are cancelled and rolled back).
+        """
+        unique = list(dict.fromkeys(f for f in fetches if f not in feeds))
+        parts = self._parts(sorted(feeds), unique, sorted(set(targets)))
+        trace = options is not None and options.trace_level >= FULL_TRACE
+        deadline = step_deadline(options, self._config)
+        results = self._execute(parts, feeds, trace, deadline) if parts else {}
+        values: dict[str, Any] = {}
+        for part in parts:
+            recvs = results[part.task].recvs
+            for tensor, key in part.fetch_keys.items():
+                values[tensor] = recvs[key]
+        if run_metadata is not None:
+            self._fill_metadata(parts, results, trace, options, run_metadata)
+        return [feeds[f] if f in feeds else values[f] for f in fetches]
+
+    def _execute(self, parts: list[_Part], feeds: dict[str, Any], trace: bool,
+                 deadline: float | None) -> dict[str, Any]:
+        step_id = random.getrandbits(56) | 1
+        step = _Step(len(parts))
+        token = self._cancel.register(step.cancellation.start_cancel)
+        if token is None:
+            raise self._cancel.error
+        try:
+            inline = self._inline_part(parts)
+            for part in parts:
+                if part is not inline:
+                    call = self._call(part, feeds, step_id, trace, deadline, step)
+                    cancel = part.worker.run_graph_async(call, step.done_fn(part))
+                    step.cancellation.register(cancel)
+            if inline is not None:
+                call = self._call(inline, feeds, step_id, trace, deadline, step)
+                try:
+                    step.done_fn(inline)(inline.worker.run_graph(call), None)
+                except errors.OpError as e:
+                    step.done_fn(inline)(None, e)
+            step.wait(deadline)
+        finally:
+            self._cancel.deregister(token)
+        if step.errors:
+            self._abort(parts, step, step_id)
+        return step.results
+
+    def _call(self, part: _Part, feeds: dict[str, Any], step_id: int, trace: bool,
+              deadline: float | None, step: _Step) -> RunGraphCall:
+        sends = {key: feeds[t] for t, key in part.feed_keys.items()}
+        child = CancellationManager()
+        step.cancellation.register(child.start_cancel)
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        return RunGraphCall(self.handle, part.graph_handle, step_id, sends,
+                            list(part.fetch_keys.values()), trace, timeout, child)
+
+    def _inline_part(self, parts: list[_Part]) -> _Part | None:
+        local = [p for p in parts if isinstance(p.worker, Worker)]
+        for p in local:
+            if p.task == self._client_task:
+                return p
+        return local[0] if local else None
+
+    def _abort(self, parts: list[_Part], step: _Step, step_id: int) -> None:
+        for part in parts:
+            ok = part.task in step.results
+            try:
+                part.worker.cleanup_graph(step_id, rollback=ok)
+            except errors.OpError:
+                pass  # that task is gone; nothing to undo there
+        raise step.root_error()
+
+    def _fill_metadata(self, parts: list[_Part], results: dict[str, Any], trace: bool,
+                       options: Any, run_metadata: Any) -> None:
+        if trace:
+            from tensorweave.protos import step_stats_pb2
+
+            stats = [results[p.task].step_stats for p in parts]
+            if not any(p.task == self._client_task for p in parts):
+                src = step_stats_pb2.DeviceStepStats(device=self._client_device)
+                now = int(time.time() * 1e6)
+                src.node_stats.add(node_name="_SOURCE", all_start_micros=now,
+                                   timeline_label="_SOURCE = NoOp()")
+                stats.insert(0, src)
+            stats.sort(key=lambda s: s.device != self._client_device)
+            for s in stats:
+                if s is not None:
+                    run_metadata.step_stats.dev_stats.add().CopyFrom(s)
+        if options is not None and options.output_partition_graphs:
+            for p in parts:
+                run_metadata.partition_graphs.add().CopyFrom(p.graph_def)
+
+    def close(self) -> None:
+        """Cancels running steps and frees worker state (in the background: a dead task
+        must not block `close`)."""
+        self._cancel.start_cancel(errors.CancelledError(
+            None, None, "Step was cancelled by an explicit call to `Session::Close()`."))
+        with self._lock:
+            registered = [p for parts in self._graphs.values() for p in parts]
+            self._graphs.clear()
+        threading.Thread(target=self._release, args=(registered,), daemon=True).start()
+
+    def _release(self, registered: list[_Part]) -> None:
+        for p in registered:
+            try:
+                p.worker.deregister_graph(self.handle, p.graph_handle)
+            except errors.OpError:
+                pass
+        for task in self._tasks:
+            try:
+                self._cache.get(task).delete_worker_session(self.handle)
+            except errors.OpError:
+                pass
+
+
+class _Step:
+    """Completion bookkeeping of one distributed step."""
+
+    def __init__(self, n: int):
+        self.cancellation = CancellationManager()
+        self.results: dict[str, Any] = {}
+        self.errors: list[errors.OpError] = []
+        self._pending = n
+        self._lock = threading.Lock()
+        self._event = threading.Event()
+
+    def done_fn(self, part: _Part) -> Any:
+        def done(result: Any, error: Any) -> None:
+            with self._lock:
+                if error is not None:
+                    self.errors.append(error)
+                else:
+                    self.results[part.task] = result
+                self._pending -= 1
+                finished = self._pending == 0
+            if error is not None:
+                self.cancellation.start_cancel(error)
+            if finished:
+                self._event.set()
+
+        return done
+
+    def wait(self, deadline: float | None) -> None:
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0) + 5.0
+        if not self._event.wait(timeout):
+            err = errors.DeadlineExceededError(None, None, "Timed out waiting for the step")
+            with self._lock:
+                self.errors.append(err)
+            self.cancellation.start_cancel(err)
+            self._event.wait(5.0)
+
+    def root_error(self) -> errors.OpError:
+        """The first error that is not a consequence of cancelling the step."""
+        for e in self.errors:
+            if not isinstance(e, errors.CancelledError) and "cancelled" not in e.message.lower():
+                return e
+        return self.cancellation.error or self.errors[0]

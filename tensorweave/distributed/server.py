@@ -1,0 +1,167 @@
+"""`tf.train.Server`: one gRPC server per task, hosting a master service and a worker
+service (follows TensorFlow's `server_lib.Server` and `GrpcServer`).
+
+Differences from TensorFlow: the server binds the host named in the cluster spec (TF binds
+0.0.0.0); `stop()` really stops it and frees the port (TF has no shutdown); `join(timeout)`
+returns once the server stops or the timeout passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.distributed.master import Master
+from tensorweave.distributed.server_def import make_server_def
+from tensorweave.distributed.transport import grpc_server
+from tensorweave.distributed.worker import Worker
+from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+
+log = logging.getLogger("tensorweave.server")
+
+
+def split_address(address: str, job: str, task: int) -> tuple[str, int]:
+    """`host:port` -> (host, port).
+
+    Raises:
+      InvalidArgumentError: if the port does not parse (TensorFlow's message).
+    """
+    host, sep, port_text = address.rpartition(":")
+    try:
+        if not sep:
+            raise ValueError
+        port = int(port_text)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f'Could not parse port for local server from "{address}"'
+        ) from None
+    return host, port
+
+
+class Server:
+    """An in-process TensorFlow server (follows `tf.train.Server`).
+
+    Args:
+      server_or_cluster_def: a `ServerDef`, `ClusterSpec`, dict or `ClusterDef`.
+      job_name: this task's job (inferred when the cluster has one job).
+      task_index: this task's index (inferred when the job has one task).
+      protocol: `"grpc"` (the only protocol).
+      config: default `ConfigProto` for sessions on this server.
+      start: start serving immediately.
+
+    Raises:
+      TypeError/ValueError: for bad cluster definitions (see `ClusterSpec`).
+      InvalidArgumentError: if the task is not in its job, or the port does not parse.
+      InternalError: if the job is not in the cluster.
+      UnknownError: if the address cannot be bound (e.g. port in use), naming it.
+    """
+
+    def __init__(self, server_or_cluster_def: Any, job_name: str | None = None,
+                 task_index: int | None = None, protocol: str | None = None,
+                 config: Any = None, start: bool = True):
+        self._server_def = make_server_def(server_or_cluster_def, job_name, task_index,
+                                           protocol, config)
+        sd = self._server_def
+        if sd.protocol != "grpc":
+            raise ValueError(f"Unsupported protocol {sd.protocol!r}; tensorweave speaks grpc")
+        job, task = sd.job_name, sd.task_index
+        cluster = ClusterSpec(sd.cluster)
+        if job not in cluster.jobs:
+            raise errors.InternalError(None, None, f'Job "{job}" was not defined in cluster')
+        if task not in cluster.task_indices(job):
+            raise errors.InvalidArgumentError(
+                None, None, f'Task {task} was not defined in job "{job}"')
+        host, port = split_address(cluster.task_address(job, task), job, task)
+        self.worker = Worker(job, task)
+        self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
+        self._grpc, self._port = self._bind(host, port)
+        if port == 0:
+            self._set_own_port(job, task, host)
+        prefer_local = not sd.default_session_config.rpc_options.use_rpc_for_inprocess_master
+        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local)
+        self.worker.worker_cache = self._cache
+        self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
+        self._started = False
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        if start:
+            self.start()
+
+    def _bind(self, host: str, port: int) -> tuple[Any, int]:
+        master = grpc_server.MasterServicer(lambda: self.master)
+        handlers = self._servicer.handlers() + master.handlers()
+        return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}")
+
+    def _set_own_port(self, job: str, task: int, host: str) -> None:
+        for j in self._server_def.cluster.job:
+            if j.name == job:
+                j.tasks[task] = f"{host or 'localhost'}:{self._port}"
+
+    @property
+    def server_def(self) -> Any:
+        """The `ServerDef` (with the bound port when the spec asked for port 0)."""
+        return self._server_def
+
+    @property
+    def target(self) -> str:
+        """`grpc://localhost:<port>`, the session target for this server."""
+        return f"grpc://localhost:{self._port}"
+
+    @property
+    def address(self) -> str:
+        """This task's address in the cluster spec."""
+        sd = self._server_def
+        return ClusterSpec(sd.cluster).task_address(sd.job_name, sd.task_index)
+
+    def start(self) -> None:
+        """Starts serving (a second call does nothing).
+
+        Raises:
+          FailedPreconditionError: if the server was stopped.
+        """
+        with self._lock:
+            if self._stopped.is_set():
+                raise errors.FailedPreconditionError(None, None, "Server has stopped.")
+            if self._started:
+                log.info("Server already started (target: %s)", self.target)
+                return
+            self._grpc.start()
+            self._started = True
+            LocalServers.register(self.address, self)
+            LocalServers.register(f"localhost:{self._port}", self)
+        log.info("Started server %s at %s with device %s", self.worker.task_name,
+                 self.target, self.worker.device_name)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Blocks until the server stops (or `timeout` seconds pass); returns True if it
+        stopped. A server that was never started counts as stopped."""
+        if not self._started:
+            return True
+        return self._stopped.wait(timeout)
+
+    def stop(self, grace: float | None = 1.0) -> None:
+        """Stops serving, aborts running steps and frees the port."""
+        with self._lock:
+            if self._stopped.is_set():
+                return
+            self._stopped.set()
+            LocalServers.unregister(self.address, self)
+            LocalServers.unregister(f"localhost:{self._port}", self)
+        self.worker.stop()
+        self._grpc.stop(grace).wait(grace + 1.0 if grace else None)
+        self._cache.close()
+
+    @staticmethod
+    def create_local_server(config: Any = None, start: bool = True) -> Server:
+        """A single-task server `/job:local/task:0` on a free localhost port (follows
+        `Server.create_local_server`)."""
+        return Server({"local": ["localhost:0"]}, protocol="grpc", config=config, start=start)
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

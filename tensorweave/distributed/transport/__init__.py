@@ -1,0 +1,1 @@
+"""gRPC transport: the only package that imports grpc."""

@@ -1,0 +1,328 @@
+"""gRPC clients of a task's services: `GrpcRemoteWorker` (the `WorkerInterface` over the
+wire) and `GrpcRemoteMaster` (TensorFlow's `MasterService`).
+
+Asynchronous calls use gRPC futures with callbacks (no thread per call); large tensors are
+pushed/pulled as raw chunk streams (see `codec`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from typing import Any
+
+import grpc
+
+from tensorweave import errors
+from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.distributed.transport import codec
+from tensorweave.distributed.transport.grpc_server import (
+    CHANNEL_OPTIONS,
+    MASTER_SERVICE,
+    TW_WORKER_SERVICE,
+    WORKER_SERVICE,
+)
+from tensorweave.distributed.transport.status import error_from_code, from_rpc_error
+from tensorweave.protos import (
+    master_pb2,
+    tensorflow_server_pb2,
+    transport_pb2,
+    worker_pb2,
+)
+
+CONTROL_TIMEOUT_S = 30.0
+
+
+def make_channel(address: str) -> grpc.Channel:
+    """An insecure channel to `address` with unlimited message sizes and fast reconnects."""
+    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+class _Stub:
+    def __init__(self, channel: grpc.Channel, task: str, address: str):
+        self.channel = channel
+        self.task = task
+        self.address = address
+        self._methods: dict[str, Any] = {}
+
+    def method(self, path: str, kind: str = "unary_unary") -> Any:
+        m = self._methods.get(path)
+        if m is None:
+            m = self._methods[path] = getattr(self.channel, kind)(path)
+        return m
+
+    def call(self, path: str, request: Any, timeout_s: float | None = CONTROL_TIMEOUT_S,
+             wait_for_ready: bool = False) -> bytes:
+        try:
+            return self.method(path)(
+                request.SerializeToString(), timeout=timeout_s, wait_for_ready=wait_for_ready
+            )
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, self.task, self.address) from None
+
+
+class GrpcRemoteWorker:
+    """`WorkerInterface` of a remote task.
+
+    Args:
+      task_name: `/job:J/replica:0/task:T`, used in error messages.
+      address: `host:port`.
+      channel: an existing channel to reuse (one per address per cache).
+    """
+
+    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None):
+        self.task_name = task_name
+        self.address = address
+        self._stub = _Stub(channel or make_channel(address), task_name, address)
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _tf(self, name: str) -> str:
+        return f"/{WORKER_SERVICE}/{name}"
+
+    def _tw(self, name: str) -> str:
+        return f"/{TW_WORKER_SERVICE}/{name}"
+
+    def _threads(self) -> concurrent.futures.ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=8, thread_name_prefix="tw-stream"
+                )
+            return self._pool
+
+    # -------------------------------------------------------- control calls
+    def get_status(self, timeout_s: float | None = None, wait_for_ready: bool = True):
+        """`DeviceAttributes` of the remote task, waiting up to `timeout_s` for it to come up.
+
+        Raises:
+          DeadlineExceededError: if the task did not answer in time.
+          UnavailableError: if it is unreachable and `wait_for_ready` is False.
+        """
+        data = self._stub.call(self._tf("GetStatus"), worker_pb2.GetStatusRequest(),
+                               timeout_s, wait_for_ready)
+        return list(worker_pb2.GetStatusResponse.FromString(data).device_attributes)
+
+    def get_server_def(self, timeout_s: float | None = None) -> Any:
+        """The remote task's `ServerDef` (its cluster and identity)."""
+        data = self._stub.call(self._tw("GetServerDef"), transport_pb2.GetServerDefRequest(),
+                               timeout_s, wait_for_ready=True)
+        return tensorflow_server_pb2.ServerDef.FromString(data)
+
+    def create_worker_session(self, session_handle: str, server_def: Any,
+                              isolate_session_state: bool, master_task: str) -> None:
+        req = worker_pb2.CreateWorkerSessionRequest(
+            session_handle=session_handle, isolate_session_state=isolate_session_state,
+            master_task=master_task,
+        )
+        if server_def is not None:
+            req.server_def.CopyFrom(server_def)
+        self._stub.call(self._tf("CreateWorkerSession"), req)
+
+    def delete_worker_session(self, session_handle: str) -> None:
+        self._stub.call(self._tf("DeleteWorkerSession"),
+                        worker_pb2.DeleteWorkerSessionRequest(session_handle=session_handle))
+
+    def register_graph(self, session_handle: str, graph_def: Any) -> str:
+        req = worker_pb2.RegisterGraphRequest(session_handle=session_handle,
+                                              create_worker_session_called=True)
+        req.graph_def.CopyFrom(graph_def)
+        data = self._stub.call(self._tf("RegisterGraph"), req)
+        return worker_pb2.RegisterGraphResponse.FromString(data).graph_handle
+
+    def deregister_graph(self, session_handle: str, graph_handle: str) -> None:
+        self._stub.call(self._tf("DeregisterGraph"), worker_pb2.DeregisterGraphRequest(
+            session_handle=session_handle, graph_handle=graph_handle,
+            create_worker_session_called=True))
+
+    def cleanup_graph(self, step_id: int, rollback: bool = False) -> None:
+        """Fire-and-forget: drop (and with `rollback`, undo) the step on the remote task."""
+        req = worker_pb2.CleanupGraphRequest(step_id=step_id, tensorweave_rollback=rollback)
+        fut = self._stub.method(self._tf("CleanupGraph")).future(
+            req.SerializeToString(), timeout=CONTROL_TIMEOUT_S)
+        fut.add_done_callback(lambda f: f.exception())
+
+    def cleanup_all(self, containers: list[str], master_task: str = "") -> None:
+        req = worker_pb2.CleanupAllRequest(container=containers,
+                                           tensorweave_master_task=master_task)
+        self._stub.call(self._tf("CleanupAll"), req)
+
+    # ------------------------------------------------------------- steps
+    def run_graph_async(self, call: RunGraphCall, done: Done) -> Canceller:
+        req = worker_pb2.RunGraphRequest(
+            session_handle=call.session_handle, graph_handle=call.graph_handle,
+            step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
+        )
+        req.exec_opts.record_timeline = call.record_timeline
+        try:
+            for key, value in call.sends.items():
+                if codec.is_inline(value):
+                    codec.encode(value, req.send.add(name=key).tensor)
+                else:
+                    self.push_tensor(call.step_id, key, value, call.timeout_s)
+        except errors.OpError as e:
+            done(None, e)
+            return lambda err: None
+        fut = self._stub.method(self._tf("RunGraph")).future(
+            req.SerializeToString(), timeout=call.timeout_s)
+        fut.add_done_callback(lambda f: self._on_run_graph(f, call.step_id, done))
+        return lambda err: fut.cancel()
+
+    def _on_run_graph(self, fut: Any, step_id: int, done: Done) -> None:
+        try:
+            resp = worker_pb2.RunGraphResponse.FromString(fut.result())
+        except grpc.FutureCancelledError:
+            done(None, errors.CancelledError(None, None, f"RunGraph on {self.task_name} cancelled"))
+            return
+        except grpc.RpcError as e:
+            done(None, from_rpc_error(e, self.task_name, self.address))
+            return
+        err = error_from_code(resp.status_code, resp.status_error_message)
+        if err is not None:
+            done(None, err)
+            return
+        recvs = {nt.name: codec.decode(nt.tensor) for nt in resp.recv}
+        stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
+        deferred = list(resp.tensorweave_deferred_key)
+        if not deferred:
+            done(RunGraphResult(recvs, stats), None)
+            return
+
+        def pull() -> None:
+            try:
+                for key in deferred:
+                    recvs[key] = self.pull_tensor(step_id, key)
+            except errors.OpError as e:
+                done(None, e)
+            else:
+                done(RunGraphResult(recvs, stats), None)
+
+        self._threads().submit(pull)
+
+    def recv_tensors_async(self, step_id: int, keys: list[str], done: Done,
+                           timeout_s: float | None = None) -> Canceller:
+        req = transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys)
+        fut = self._stub.method(self._tw("RecvTensors")).future(
+            req.SerializeToString(), timeout=timeout_s)
+        fut.add_done_callback(lambda f: self._on_recv_tensors(f, step_id, keys, done))
+        return lambda err: fut.cancel()
+
+    def _on_recv_tensors(self, fut: Any, step_id: int, keys: list[str], done: Done) -> None:
+        try:
+            resp = transport_pb2.RecvTensorsResponse.FromString(fut.result())
+        except grpc.FutureCancelledError:
+            done(None, errors.CancelledError(None, None, f"RecvTensors from {self.task_name} "
+                                             "cancelled"))
+            return
+        except grpc.RpcError as e:
+            done(None, from_rpc_error(e, self.task_name, self.address))
+            return
+        got = {nt.name: codec.decode(nt.tensor) for nt in resp.tensor}
+        if not resp.deferred_key:
+            done([got[k] for k in keys], None)
+            return
+
+        def pull() -> None:
+            try:
+                for key in resp.deferred_key:
+                    got[key] = self.pull_tensor(step_id, key)
+            except errors.OpError as e:
+                done(None, e)
+            else:
+                done([got[k] for k in keys], None)
+
+        self._threads().submit(pull)
+
+    # ------------------------------------------------------- tensor streams
+    def pull_tensor(self, step_id: int, key: str, timeout_s: float | None = None) -> Any:
+        """Pulls one stashed large tensor as a chunk stream.
+
+        Raises:
+          OpError: the sender's error, or the transport error naming this task.
+        """
+        req = transport_pb2.RecvTensorStreamRequest(step_id=step_id, rendezvous_key=key)
+        try:
+            stream = self._stub.method(self._tw("RecvTensorStream"), "unary_stream")(
+                req.SerializeToString(), timeout=timeout_s)
+            return codec.assemble(stream)[1]
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, self.task_name, self.address) from None
+
+    def push_tensor(self, step_id: int, key: str, value: Any,
+                    timeout_s: float | None = None) -> None:
+        """Pushes a large tensor as a chunk stream into the remote task's stash.
+
+        Raises:
+          OpError: the receiver's error, or the transport error naming this task.
+        """
+        try:
+            data = self._stub.method(self._tw("PushTensorStream"), "stream_unary")(
+                codec.stream_messages(step_id, key, value), timeout=timeout_s)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, self.task_name, self.address) from None
+        status = transport_pb2.TensorStreamStatus.FromString(data)
+        err = error_from_code(status.status_code, status.status_error_message)
+        if err is not None:
+            raise err
+
+
+class GrpcRemoteMaster:
+    """TensorFlow's `MasterService` of a remote task (used by `Session.reset` and by the
+    remote-master session mode)."""
+
+    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None):
+        self.task_name = task_name
+        self.address = address
+        self._stub = _Stub(channel or make_channel(address), task_name, address)
+
+    def _m(self, name: str) -> str:
+        return f"/{MASTER_SERVICE}/{name}"
+
+    def create_session(self, graph_def: Any, config: Any, timeout_s: float | None) -> tuple:
+        req = master_pb2.CreateSessionRequest()
+        req.graph_def.CopyFrom(graph_def)
+        if config is not None:
+            req.config.CopyFrom(config)
+        resp = master_pb2.CreateSessionResponse.FromString(
+            self._stub.call(self._m("CreateSession"), req, timeout_s, wait_for_ready=True))
+        return resp.session_handle, resp.graph_version
+
+    def extend_session(self, handle: str, graph_def: Any, current_version: int) -> int:
+        req = master_pb2.ExtendSessionRequest(session_handle=handle,
+                                              current_graph_version=current_version)
+        req.graph_def.CopyFrom(graph_def)
+        return master_pb2.ExtendSessionResponse.FromString(
+            self._stub.call(self._m("ExtendSession"), req)).new_graph_version
+
+    def run_step(self, handle: str, feeds: dict[str, Any], fetches: list[str],
+                 targets: list[str], options: Any, run_metadata: Any,
+                 timeout_s: float | None = None) -> list[Any]:
+        req = master_pb2.RunStepRequest(session_handle=handle, fetch=fetches, target=targets,
+                                        store_errors_in_response_body=True)
+        for name, value in feeds.items():
+            codec.encode(value, req.feed.add(name=name).tensor)
+        if options is not None:
+            req.options.CopyFrom(options)
+        resp = master_pb2.RunStepResponse.FromString(
+            self._stub.call(self._m("RunStep"), req, timeout_s))
+        err = error_from_code(resp.status_code, resp.status_error_message)
+        if err is not None:
+            raise err
+        if run_metadata is not None:
+            run_metadata.MergeFrom(resp.metadata)
+        got = {nt.name: codec.decode(nt.tensor) for nt in resp.tensor}
+        return [got[f] for f in fetches]
+
+    def close_session(self, handle: str) -> None:
+        self._stub.call(self._m("CloseSession"),
+                        master_pb2.CloseSessionRequest(session_handle=handle))
+
+    def list_devices(self, timeout_s: float | None = None) -> list[Any]:
+        resp = master_pb2.ListDevicesResponse.FromString(self._stub.call(
+            self._m("ListDevices"), master_pb2.ListDevicesRequest(), timeout_s, True))
+        return list(resp.local_device) + list(resp.remote_device)
+
+    def reset(self, containers: list[str], device_filters: list[str],
+              timeout_s: float | None) -> None:
+        req = master_pb2.ResetRequest(container=containers, device_filters=device_filters)
+        self._stub.call(self._m("Reset"), req, timeout_s, wait_for_ready=True)

@@ -1,0 +1,344 @@
+"""gRPC server of a task: generic handlers under TensorFlow's method paths
+(`/tensorflow.grpc.WorkerService/RunGraph`, `/tensorflow.grpc.MasterService/RunStep`, ...)
+plus tensorweave's transfer methods (`/tensorweave.grpc.WorkerService/RecvTensors`, ...).
+
+Handlers take and return raw bytes; protobuf parsing happens here, tensor bodies go
+through `codec`. Malformed payloads get INVALID_ARGUMENT and the server stays up.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from tensorweave import errors
+from tensorweave.distributed.interfaces import RunGraphCall
+from tensorweave.distributed.transport import codec
+from tensorweave.distributed.transport.status import abort
+from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
+
+WORKER_SERVICE = "tensorflow.grpc.WorkerService"
+MASTER_SERVICE = "tensorflow.grpc.MasterService"
+TW_WORKER_SERVICE = "tensorweave.grpc.WorkerService"
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_send_message_length", -1),
+    ("grpc.max_receive_message_length", -1),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+    ("grpc.keepalive_time_ms", 10000),
+    ("grpc.keepalive_timeout_ms", 5000),
+    ("grpc.enable_retries", 0),
+]
+SERVER_OPTIONS = [
+    ("grpc.max_send_message_length", -1),
+    ("grpc.max_receive_message_length", -1),
+    # NOTE: without this Linux lets a second server bind the same port silently.
+    ("grpc.so_reuseport", 0),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+]
+
+
+def _parse(cls: Any, data: bytes) -> Any:
+    try:
+        return cls.FromString(data)
+    except DecodeError as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"Malformed {cls.DESCRIPTOR.name} payload: {e}"
+        ) from None
+
+
+def _guard(fn: Callable[[bytes, Any], bytes]) -> Callable[[bytes, Any], bytes]:
+    def handler(request: bytes, context: Any) -> bytes:
+        try:
+            return fn(request, context)
+        except errors.OpError as e:
+            abort(context, e)
+        except Exception as e:  # noqa: BLE001  (a bug must not take the server down)
+            abort(context, errors.InternalError(None, None, f"{type(e).__name__}: {e}"))
+        return b""
+
+    return handler
+
+
+def wait_for(context: Any, start: Callable[[Any], Any], what: str) -> Any:
+    """Runs an asynchronous service call and blocks this handler thread until it finishes,
+    the caller cancels, or the call's deadline passes."""
+    event = threading.Event()
+    box: list[tuple[Any, Any]] = []
+
+    def done(value: Any, error: Any) -> None:
+        box.append((value, error))
+        event.set()
+
+    cancel = start(done)
+    context.add_callback(
+        lambda: cancel(errors.CancelledError(None, None, f"{what} cancelled by the caller"))
+    )
+    if not event.wait(context.time_remaining()):
+        cancel(errors.DeadlineExceededError(None, None, f"{what} timed out"))
+        raise errors.DeadlineExceededError(None, None, f"{what} timed out")
+    value, error = box[0]
+    if error is not None:
+        raise error
+    return value
+
+
+class WorkerServicer:
+    """Serves a `worker.Worker`."""
+
+    def __init__(self, worker: Any, server_def: Callable[[], Any]):
+        self._w = worker
+        self._server_def = server_def
+
+    def get_status(self, request: bytes, context: Any) -> bytes:
+        _parse(worker_pb2.GetStatusRequest, request)
+        resp = worker_pb2.GetStatusResponse()
+        resp.device_attributes.extend(self._w.get_status())
+        return resp.SerializeToString()
+
+    def create_worker_session(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.CreateWorkerSessionRequest, request)
+        self._w.create_worker_session(req.session_handle, req.server_def,
+                                      req.isolate_session_state, req.master_task)
+        return b""
+
+    def delete_worker_session(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.DeleteWorkerSessionRequest, request)
+        self._w.delete_worker_session(req.session_handle)
+        return b""
+
+    def register_graph(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.RegisterGraphRequest, request)
+        handle = self._w.register_graph(req.session_handle, req.graph_def)
+        return worker_pb2.RegisterGraphResponse(graph_handle=handle).SerializeToString()
+
+    def deregister_graph(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.DeregisterGraphRequest, request)
+        self._w.deregister_graph(req.session_handle, req.graph_handle)
+        return b""
+
+    def run_graph(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.RunGraphRequest, request)
+        cancellation = CancellationManager()
+        context.add_callback(lambda: cancellation.start_cancel(
+            errors.CancelledError(None, None, "RunGraph cancelled by the master")))
+        call = RunGraphCall(
+            req.session_handle, req.graph_handle, req.step_id,
+            {nt.name: codec.decode(nt.tensor) for nt in req.send}, list(req.recv_key),
+            req.exec_opts.record_timeline, context.time_remaining(), cancellation,
+        )
+        resp = worker_pb2.RunGraphResponse()
+        try:
+            result = self._w.run_graph(call)
+        except errors.OpError as e:
+            if not req.store_errors_in_response_body:
+                raise
+            resp.status_code = e.error_code
+            resp.status_error_message = e.message
+            return resp.SerializeToString()
+        for key, value in result.recvs.items():
+            if codec.is_inline(value):
+                codec.encode(value, resp.recv.add(name=key).tensor)
+            else:
+                self._w.stash(req.step_id, key, value)
+                resp.tensorweave_deferred_key.append(key)
+        if result.step_stats is not None:
+            resp.step_stats.dev_stats.add().CopyFrom(result.step_stats)
+        return resp.SerializeToString()
+
+    def cleanup_graph(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.CleanupGraphRequest, request)
+        self._w.cleanup_graph(req.step_id, req.tensorweave_rollback)
+        return b""
+
+    def cleanup_all(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.CleanupAllRequest, request)
+        self._w.cleanup_all(list(req.container), req.tensorweave_master_task)
+        return b""
+
+    def recv_tensor(self, request: bytes, context: Any) -> bytes:
+        req = _parse(worker_pb2.RecvTensorRequest, request)
+        values = wait_for(context, lambda done: self._w.recv_tensors_async(
+            req.step_id, [req.rendezvous_key], done), "RecvTensor")
+        resp = worker_pb2.RecvTensorResponse()
+        codec.encode(values[0], resp.tensor)
+        return resp.SerializeToString()
+
+    def recv_tensors(self, request: bytes, context: Any) -> bytes:
+        req = _parse(transport_pb2.RecvTensorsRequest, request)
+        keys = list(req.rendezvous_key)
+        values = wait_for(context, lambda done: self._w.recv_tensors_async(
+            req.step_id, keys, done), "RecvTensors")
+        resp = transport_pb2.RecvTensorsResponse()
+        for key, value in zip(keys, values):
+            if codec.is_inline(value):
+                codec.encode(value, resp.tensor.add(name=key).tensor)
+            else:
+                self._w.stash(req.step_id, key, value)
+                resp.deferred_key.append(key)
+        return resp.SerializeToString()
+
+    def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:
+        try:
+            req = _parse(transport_pb2.RecvTensorStreamRequest, request)
+            value = self._w.take_stashed(req.step_id, req.rendezvous_key)
+        except errors.OpError as e:
+            yield codec.error_header(0, "", e)
+            return
+        yield from codec.stream_messages(req.step_id, req.rendezvous_key, value)
+
+    def push_tensor_stream(self, request_iterator: Iterator[bytes], context: Any) -> bytes:
+        try:
+            header, value = codec.assemble(request_iterator)
+            self._w.stash(header.step_id, header.rendezvous_key, value)
+        except errors.OpError as e:
+            return transport_pb2.TensorStreamStatus(
+                status_code=e.error_code, status_error_message=e.message
+            ).SerializeToString()
+        except DecodeError as e:
+            return transport_pb2.TensorStreamStatus(
+                status_code=errors.INVALID_ARGUMENT, status_error_message=f"Malformed stream: {e}"
+            ).SerializeToString()
+        return transport_pb2.TensorStreamStatus().SerializeToString()
+
+    def get_server_def(self, request: bytes, context: Any) -> bytes:
+        return self._server_def().SerializeToString()
+
+    def handlers(self) -> list[Any]:
+        unary = grpc.unary_unary_rpc_method_handler
+        tf_methods = {
+            "GetStatus": self.get_status,
+            "CreateWorkerSession": self.create_worker_session,
+            "DeleteWorkerSession": self.delete_worker_session,
+            "RegisterGraph": self.register_graph,
+            "DeregisterGraph": self.deregister_graph,
+            "RunGraph": self.run_graph,
+            "CleanupGraph": self.cleanup_graph,
+            "CleanupAll": self.cleanup_all,
+            "RecvTensor": self.recv_tensor,
+        }
+        tw_methods = {
+            "RecvTensors": unary(_guard(self.recv_tensors)),
+            "GetServerDef": unary(_guard(self.get_server_def)),
+            "RecvTensorStream": grpc.unary_stream_rpc_method_handler(self.recv_tensor_stream),
+            "PushTensorStream": grpc.stream_unary_rpc_method_handler(self.push_tensor_stream),
+        }
+        return [
+            grpc.method_handlers_generic_handler(
+                WORKER_SERVICE, {k: unary(_guard(v)) for k, v in tf_methods.items()}
+            ),
+            grpc.method_handlers_generic_handler(TW_WORKER_SERVICE, tw_methods),
+        ]
+
+
+class MasterServicer:
+    """Serves a `master.Master` (TensorFlow's `MasterService`), obtained from `master_fn`
+    at each call (the server creates its master after binding its port)."""
+
+    def __init__(self, master_fn: Callable[[], Any]):
+        self._master_fn = master_fn
+
+    @property
+    def _m(self) -> Any:
+        return self._master_fn()
+
+    def create_session(self, request: bytes, context: Any) -> bytes:
+        req = _parse(master_pb2.CreateSessionRequest, request)
+        handle, version = self._m.create_session(req.graph_def, req.config,
+                                                 context.time_remaining())
+        return master_pb2.CreateSessionResponse(
+            session_handle=handle, graph_version=version
+        ).SerializeToString()
+
+    def extend_session(self, request: bytes, context: Any) -> bytes:
+        req = _parse(master_pb2.ExtendSessionRequest, request)
+        version = self._m.extend_session(req.session_handle, req.graph_def,
+                                         req.current_graph_version)
+        return master_pb2.ExtendSessionResponse(new_graph_version=version).SerializeToString()
+
+    def run_step(self, request: bytes, context: Any) -> bytes:
+        from tensorweave.protos import config_pb2
+
+        req = _parse(master_pb2.RunStepRequest, request)
+        feeds = {nt.name: codec.decode(nt.tensor) for nt in req.feed}
+        metadata = config_pb2.RunMetadata()
+        resp = master_pb2.RunStepResponse()
+        try:
+            values = self._m.run_step(req.session_handle, feeds, list(req.fetch),
+                                      list(req.target), req.options, metadata)
+        except errors.OpError as e:
+            if not req.store_errors_in_response_body:
+                raise
+            resp.status_code = e.error_code
+            resp.status_error_message = e.message
+            return resp.SerializeToString()
+        for name, value in zip(req.fetch, values):
+            codec.encode(value, resp.tensor.add(name=name).tensor)
+        resp.metadata.CopyFrom(metadata)
+        return resp.SerializeToString()
+
+    def close_session(self, request: bytes, context: Any) -> bytes:
+        req = _parse(master_pb2.CloseSessionRequest, request)
+        self._m.close_session(req.session_handle)
+        return b""
+
+    def list_devices(self, request: bytes, context: Any) -> bytes:
+        _parse(master_pb2.ListDevicesRequest, request)
+        resp = master_pb2.ListDevicesResponse()
+        local, remote = self._m.list_devices(context.time_remaining())
+        resp.local_device.extend(local)
+        resp.remote_device.extend(remote)
+        return resp.SerializeToString()
+
+    def reset(self, request: bytes, context: Any) -> bytes:
+        req = _parse(master_pb2.ResetRequest, request)
+        self._m.reset(list(req.container), list(req.device_filters), context.time_remaining())
+        return b""
+
+    def handlers(self) -> list[Any]:
+        unary = grpc.unary_unary_rpc_method_handler
+        methods = {
+            "CreateSession": self.create_session,
+            "ExtendSession": self.extend_session,
+            "RunStep": self.run_step,
+            "CloseSession": self.close_session,
+            "ListDevices": self.list_devices,
+            "Reset": self.reset,
+        }
+        return [grpc.method_handlers_generic_handler(
+            MASTER_SERVICE, {k: unary(_guard(v)) for k, v in methods.items()}
+        )]
+
+
+def bind(handlers: list[Any], address: str) -> tuple[Any, int]:
+    """Creates a gRPC server with `handlers` bound to `address`; returns (server, port).
+
+    Raises:
+      UnknownError: if the address cannot be bound (e.g. the port is in use), naming it.
+    """
+    server = grpc.server(
+        concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="grpc"),
+        handlers=handlers, options=SERVER_OPTIONS,
+    )
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as e:
+        port = 0
+        reason = str(e)
+    else:
+        reason = "address already in use or not available"
+    if not port:
+        server.stop(None)
+        raise errors.UnknownError(
+            None, None, f"Could not start gRPC server: failed to bind {address} ({reason})"
+        )
+    return server, port

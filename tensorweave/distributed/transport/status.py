@@ -1,0 +1,48 @@
+"""The one place that converts between tensorweave errors and gRPC status codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from tensorweave import errors
+
+_BY_INT = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def to_status_code(error: errors.OpError) -> grpc.StatusCode:
+    """The gRPC status code of an `OpError`."""
+    return _BY_INT.get(error.error_code, grpc.StatusCode.UNKNOWN)
+
+
+def abort(context: Any, error: errors.OpError) -> None:
+    """Ends a server-side RPC with `error` (raises inside the handler, as gRPC requires)."""
+    context.abort(to_status_code(error), error.message[:16000])
+
+
+def from_rpc_error(e: grpc.RpcError, task: str, address: str) -> errors.OpError:
+    """An `OpError` of the matching class for a failed call to `task`.
+
+    Unavailable and deadline errors name the task and address, so a dead peer is easy to
+    find (`UnavailableError: /job:ps/replica:0/task:0 at localhost:2222 is unreachable`).
+    """
+    code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
+    details = (e.details() if hasattr(e, "details") else str(e)) or ""
+    number = code.value[0] if code is not None else errors.UNKNOWN
+    if code == grpc.StatusCode.UNAVAILABLE:
+        message = f"{task} at {address} is unreachable: {details}"
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED and task not in details:
+        message = f"Deadline exceeded in a call to {task} at {address}: {details}"
+    elif code == grpc.StatusCode.CANCELLED and not details:
+        message = f"Call to {task} was cancelled"
+    else:
+        message = details
+    return errors.make_error(number, message)
+
+
+def error_from_code(code: int, message: str) -> errors.OpError | None:
+    """An error from a status carried in a response body (None for OK)."""
+    if not code:
+        return None
+    return errors.make_error(code, message)

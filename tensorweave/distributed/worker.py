@@ -1,0 +1,318 @@
+"""The worker service of a task: sessions, registered partitions, step execution and tensor
+transfer (follows TensorFlow's `Worker` / `GrpcWorker`).
+
+Variables live in the device's resource manager, whose default container is the job name;
+they are shared by every session of the task unless the session is isolated.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import itertools
+import random
+import threading
+import time
+from typing import Any
+
+from tensorweave import errors
+from tensorweave.distributed.graph_mgr import RegisteredGraph
+from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
+from tensorweave.framework.resource_mgr import ResourceMgr
+from tensorweave.kernels.context import StepContext, rollback_undo_log
+from tensorweave.runtime.executor import StepStatsCollector
+
+# NOTE: a step's variable writes are kept this long so the master can roll back a step that
+# failed on another task after succeeding here (best effort, bounded in bytes too).
+_UNDO_KEEP_S = 10.0
+_UNDO_KEEP_BYTES = 256 << 20
+_STASH_TTL_S = 120.0
+
+
+class WorkerSession:
+    """Per-session state on one worker."""
+
+    def __init__(self, handle: str, resource_mgr: ResourceMgr, master_task: str):
+        self.handle = handle
+        self.resource_mgr = resource_mgr
+        self.master_task = master_task
+        self.graphs: dict[str, RegisteredGraph] = {}
+
+
+class Worker:
+    """The worker service of `/job:<job>/replica:0/task:<task>`.
+
+    Args:
+      job: the job name (also the default resource container).
+      task: the task index.
+      worker_cache: resolves peer task names to `WorkerInterface`s (set by the server).
+    """
+
+    def __init__(self, job: str, task: int, worker_cache: Any = None):
+        self.job = job
+        self.task = task
+        self.task_name = f"/job:{job}/replica:0/task:{task}"
+        self.device_name = f"{self.task_name}/device:CPU:0"
+        self.incarnation = random.getrandbits(63) | 1
+        self.resource_mgr = ResourceMgr(job)
+        self.worker_cache = worker_cache
+        self.rendezvous = RendezvousMgr()
+        self._sessions: dict[str, WorkerSession] = {}
+        self._lock = threading.Lock()
+        self._graph_ids = itertools.count(1)
+        self._undo: collections.OrderedDict[int, tuple[float, list, int]] = (
+            collections.OrderedDict()
+        )
+        self._undo_bytes = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=64, thread_name_prefix=f"worker-{job}-{task}"
+        )
+        self._stopped = False
+        self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
+
+    # ------------------------------------------------------------- sessions
+    def get_status(self, timeout_s: float | None = None) -> list[Any]:
+        """The `DeviceAttributes` of this task's CPU device."""
+        from tensorweave.protos import device_attributes_pb2
+
+        return [device_attributes_pb2.DeviceAttributes(
+            name=self.device_name, device_type="CPU", memory_limit=268435456,
+            incarnation=self.incarnation,
+        )]
+
+    def create_worker_session(self, session_handle: str, server_def: Any = None,
+                              isolate_session_state: bool = False,
+                              master_task: str = "") -> None:
+        """Creates a session; isolated sessions get a private resource manager."""
+        rm = ResourceMgr(self.job) if isolate_session_state else self.resource_mgr
+        with self._lock:
+            self._sessions[session_handle] = WorkerSession(session_handle, rm, master_task)
+
+    def delete_worker_session(self, session_handle: str) -> None:
+        """Drops a session (no-op when unknown)."""
+        with self._lock:
+            sess = self._sessions.pop(session_handle, None)
+        if sess is not None and sess.resource_mgr is not self.resource_mgr:
+            sess.resource_mgr.clear()
+
+    def _session(self, handle: str) -> WorkerSession:
+        sess = self._sessions.get(handle)
+        if sess is None:
+            raise errors.AbortedError(
+                None, None,
+                f"Session handle is not found: {handle}. Possibly this worker "
+                f"(\"{self.task_name}\") just restarted.",
+            )
+        return sess
+
+    def register_graph(self, session_handle: str, graph_def: Any) -> str:
+        """Builds the partition's plan and returns its handle.
+
+        Raises:
+          AbortedError: unknown session; NotFoundError/InvalidArgumentError: bad graph.
+        """
+        sess = self._session(session_handle)
+        graph = RegisteredGraph(graph_def, self.device_name, self.task_name)
+        handle = "%016x" % next(self._graph_ids)
+        with self._lock:
+            sess.graphs[handle] = graph
+        return handle
+
+    def deregister_graph(self, session_handle: str, graph_handle: str) -> None:
+        """Removes a partition.
+
+        Raises:
+          AbortedError: if the session or graph handle is unknown.
+        """
+        sess = self._session(session_handle)
+        with self._lock:
+            if sess.graphs.pop(graph_handle, None) is None:
+                raise errors.AbortedError(
+                    None, None, f"Graph handle is not found: {graph_handle}. Possibly, this "
+                    "worker just restarted.",
+                )
+
+    def cleanup_all(self, containers: list[str], master_task: str = "") -> None:
+        """Clears `containers` (the job's default container when empty) and drops the
+        sessions created through `master_task` (follows `Session.reset`)."""
+        for c in containers or [self.job]:
+            self.resource_mgr.cleanup(c)
+        if master_task:
+            with self._lock:
+                doomed = [h for h, s in self._sessions.items() if s.master_task == master_task]
+            for h in doomed:
+                self.delete_worker_session(h)
+
+    # ---------------------------------------------------------------- steps
+    def run_graph_async(self, call: RunGraphCall, done: Done) -> Canceller:
+        """Runs `call` on a pool thread; see `run_graph`."""
+        cancellation = call.cancellation or CancellationManager()
+        call.cancellation = cancellation
+
+        def work() -> None:
+            try:
+                result = self.run_graph(call)
+            except errors.OpError as e:
+                done(None, e)
+            except Exception as e:  # noqa: BLE001  (report, never lose a step)
+                done(None, errors.InternalError(None, None, f"{type(e).__name__}: {e}"))
+            else:
+                done(result, None)
+
+        self._pool.submit(work)
+        return cancellation.start_cancel
+
+    def run_graph(self, call: RunGraphCall) -> RunGraphResult:
+        """Runs one partition for one step in the calling thread.
+
+        Raises:
+          AbortedError: unknown session or graph handle (the worker restarted).
+          OpError: the step's first error; its variable writes here are rolled back.
+        """
+        sess = self._session(call.session_handle)
+        graph = sess.graphs.get(call.graph_handle)
+        if graph is None:
+            raise errors.AbortedError(
+                None, None, f"Graph handle is not found: {call.graph_handle}. Possibly, this "
+                f"worker (\"{self.task_name}\") just restarted.",
+            )
+        step_id = call.step_id
+        cancellation = call.cancellation or CancellationManager()
+        rdv = self.rendezvous.begin_local(step_id)
+        deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
+        ctx = StepContext(sess.resource_mgr, step_id, rdv, cancellation, deadline,
+                          self.device_name)
+        token = cancellation.register(rdv.abort)
+        try:
+            for task, keys in graph.recv_groups:
+                self._start_remote_recv(task, step_id, keys, rdv, ctx)
+            feeds = [self._feed(call, rdv, k) for k in graph.feed_keys]
+            stats = StepStatsCollector(self.device_name) if call.record_timeline else None
+            values = graph.plan.run(ctx, feeds, stats)
+        except errors.OpError as e:
+            cancellation.start_cancel(e)
+            self.rendezvous.cleanup(step_id, e)
+            raise
+        finally:
+            cancellation.deregister(token)
+            self.rendezvous.end_local(step_id)
+        self._remember_undo(step_id, ctx.undo_log)
+        recvs = dict(zip(graph.fetch_keys, values))
+        return RunGraphResult(
+            {k: recvs[k] for k in call.recv_keys if k in recvs},
+            stats.to_proto() if stats is not None else None,
+        )
+
+    def _feed(self, call: RunGraphCall, rdv: Any, key: str) -> Any:
+        if key in call.sends:
+            return call.sends[key]
+        # NOTE: large feeds are pushed into the stash before RunGraph.
+        return self.take_stashed(call.step_id, key)
+
+    def stash(self, step_id: int, key: str, value: Any) -> None:
+        """Keeps a large tensor until a stream pulls it (or for `_STASH_TTL_S` seconds)."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._stash) % 64 == 63:
+                for k in [k for k, (t, _) in self._stash.items() if now - t > _STASH_TTL_S]:
+                    del self._stash[k]
+            self._stash[(step_id, key)] = (now, value)
+
+    def take_stashed(self, step_id: int, key: str) -> Any:
+        """Removes and returns a stashed tensor.
+
+        Raises:
+          NotFoundError: if nothing is stashed under (step_id, key).
+        """
+        with self._lock:
+            entry = self._stash.pop((step_id, key), None)
+        if entry is None:
+            raise errors.NotFoundError(
+                None, None, f"No tensor {key} of step {step_id} on {self.task_name}"
+            )
+        return entry[1]
+
+    def _start_remote_recv(self, task: str, step_id: int, keys: list[str], rdv: Any,
+                           ctx: StepContext) -> None:
+        peer = self.worker_cache.get(task)
+
+        def on_done(values: Any, error: Any) -> None:
+            if error is not None:
+                rdv.abort(error)
+                ctx.cancellation.start_cancel(error)
+                return
+            try:
+                for k, v in zip(keys, values):
+                    rdv.send(k, v)
+            except errors.OpError:
+                pass  # the step was aborted meanwhile
+
+        cancel = peer.recv_tensors_async(step_id, keys, on_done, ctx.remaining_s())
+        token = ctx.cancellation.register(cancel)
+        if token is None:
+            cancel(ctx.cancellation.error)
+
+    def recv_tensors_async(self, step_id: int, keys: list[str], done: Done,
+                           timeout_s: float | None = None) -> Canceller:
+        """Serves a peer's (or client's) pull of `keys` for `step_id` (see
+        `WorkerInterface`).
+
+        Raises (through `done`):
+          AbortedError: if a key names another incarnation of this worker (it restarted).
+        """
+        for key in keys:
+            src_device, incarnation, _, _, _ = parse_key(key)
+            if src_device == self.device_name and incarnation != self.incarnation:
+                done(None, errors.AbortedError(
+                    None, None,
+                    f"RecvTensor expects a different device incarnation: {incarnation} vs. "
+                    f"{self.incarnation}. Your worker job (\"{self.task_name}\") was probably "
+                    "restarted. Check your worker job for the reason why it was restarted.",
+                ))
+                return lambda err: None
+        rdv = self.rendezvous.find_or_create(step_id)
+
+        def deliver(values: Any, error: Any) -> None:
+            self.rendezvous.maybe_release(step_id)
+            done(values, error)
+
+        waiter = rdv.recv_many_async(keys, deliver)
+        return lambda err: rdv.cancel_waiter(waiter, err or errors.CancelledError(
+            None, None, "RecvTensor cancelled"))
+
+    def cleanup_graph(self, step_id: int, rollback: bool = False) -> None:
+        """Drops the step's rendezvous; with `rollback`, restores variables it wrote."""
+        self.rendezvous.cleanup(step_id, errors.AbortedError(
+            None, None, f"Step {step_id} was aborted by the master"))
+        if rollback:
+            with self._lock:
+                entry = self._undo.pop(step_id, None)
+                if entry is not None:
+                    self._undo_bytes -= entry[2]
+            if entry is not None:
+                rollback_undo_log(entry[1])
+
+    def _remember_undo(self, step_id: int, undo_log: list) -> None:
+        if not undo_log:
+            return
+        size = sum(getattr(old, "nbytes", 0) for _, old, _ in undo_log)
+        now = time.monotonic()
+        with self._lock:
+            self._undo[step_id] = (now, undo_log, size)
+            self._undo_bytes += size
+            while self._undo and (
+                self._undo_bytes > _UNDO_KEEP_BYTES or now - next(iter(self._undo.values()))[0]
+                > _UNDO_KEEP_S
+            ):
+                _, (_, _, s) = self._undo.popitem(last=False)
+                self._undo_bytes -= s
+
+    def stop(self) -> None:
+        """Aborts running steps (server shutdown)."""
+        self._stopped = True
+        self.rendezvous.abort_all(errors.UnavailableError(
+            None, None, f"Worker {self.task_name} is shutting down"))
+        self._pool.shutdown(wait=False, cancel_futures=True)
+

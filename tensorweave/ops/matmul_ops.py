@@ -1,0 +1,147 @@
+"""Matrix products: `MatMul`, `BatchMatMul`, `BatchMatMulV2` and `tf.matmul` (follows TF 1.x
+`math_ops.matmul`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import graph as graph_mod
+from tensorweave.framework.op_def import register_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.operation import Tensor
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+from tensorweave.ops import cwise_ops
+from tensorweave.ops.cwise_ops import COMPLEX, FLOATS, broadcast_shapes, shape_error
+
+_MATMUL_TYPES = f"{{{FLOATS}, int32, int64, {COMPLEX}}}"
+
+
+def _merge_dims(op: Any, a: int | None, b: int | None) -> None:
+    if a is not None and b is not None and a != b:
+        raise shape_error(op, f"Dimensions must be equal, but are {a} and {b}")
+
+
+def _matmul_shape(op: Any) -> list[TensorShape]:
+    sa, sb = op.inputs[0].shape, op.inputs[1].shape
+    for s in (sa, sb):
+        if s.ndims is not None and s.ndims != 2:
+            raise shape_error(op, f"Shape must be rank 2 but is rank {s.ndims}")
+    a = sa.as_list() if sa.ndims is not None else [None, None]
+    b = sb.as_list() if sb.ndims is not None else [None, None]
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    _merge_dims(op, a[0] if ta else a[1], b[1] if tb else b[0])
+    return [TensorShape([a[1] if ta else a[0], b[0] if tb else b[1]])]
+
+
+def _batch_matmul_shape(broadcast: bool) -> Any:
+    def shape_fn(op: Any) -> list[TensorShape]:
+        sx, sy = op.inputs[0].shape, op.inputs[1].shape
+        for s in (sx, sy):
+            if s.ndims is not None and s.ndims < 2:
+                raise shape_error(op, f"Shape must be at least rank 2 but is rank {s.ndims}")
+        adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+        if sx.ndims is None or sy.ndims is None:
+            return [unknown_shape()]
+        x, y = sx.as_list(), sy.as_list()
+        _merge_dims(op, x[-2] if adj_x else x[-1], y[-1] if adj_y else y[-2])
+        rows, cols = (x[-1] if adj_x else x[-2]), (y[-2] if adj_y else y[-1])
+        if broadcast:
+            batch = broadcast_shapes(op, TensorShape(x[:-2]), TensorShape(y[:-2]))
+        else:
+            try:
+                batch = TensorShape(x[:-2]).merge_with(TensorShape(y[:-2]))
+            except ValueError as e:
+                raise shape_error(op, str(e)) from None
+        return [batch.concatenate([rows, cols])]
+
+    return shape_fn
+
+
+register_op(
+    "MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
+    attrs=["transpose_a: bool = false", "transpose_b: bool = false", f"T: {_MATMUL_TYPES}"],
+    shape_fn=_matmul_shape,
+)
+register_op(
+    "BatchMatMul", inputs=["x: T", "y: T"], outputs=["output: T"],
+    attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false"],
+    shape_fn=_batch_matmul_shape(broadcast=False),
+)
+register_op(
+    "BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
+    attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false"],
+    shape_fn=_batch_matmul_shape(broadcast=True),
+)
+
+
+def matmul(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Matrix product `a @ b` (follows TF 1.x `tf.matmul`).
+
+    Rank-2 inputs build a `MatMul`; inputs of higher or unknown rank build a
+    `BatchMatMulV2` over the leading (broadcast) batch dimensions, with transposes turned
+    into adjoints. `a_is_sparse`/`b_is_sparse` are accepted and ignored (no `SparseMatMul`).
+
+    Args:
+      a: `T [..., M, K]` (or `[..., K, M]` when transposed/adjointed).
+      b: `T [..., K, N]` (or `[..., N, K]`).
+      transpose_a, transpose_b: transpose the last two dimensions first.
+      adjoint_a, adjoint_b: conjugate-transpose them first.
+      name: op name.
+
+    Returns:
+      `T [..., M, N]`.
+
+    Raises:
+      ValueError: if both transpose and adjoint are set for one input, or the static
+        shapes are incompatible ("Dimensions must be equal, but are 3 and 4 ...").
+      TypeError: if `a` and `b` have different dtypes.
+    """
+    with graph_mod.name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+        if transpose_b and adjoint_b:
+            raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
+        ra, rb = a.shape.ndims, b.shape.ndims
+        if ra is None or ra > 2 or rb is None or rb > 2:
+            # Transposing is conjugating then adjointing (conj is a no-op for reals).
+            if transpose_a:
+                a = cwise_ops.conj(a)
+            if transpose_b:
+                b = cwise_ops.conj(b)
+            return apply_op(
+                "BatchMatMulV2", x=a, y=b, adj_x=bool(adjoint_a or transpose_a),
+                adj_y=bool(adjoint_b or transpose_b), name=scope,
+            )
+        if adjoint_a:
+            a = cwise_ops.conj(a)
+            transpose_a = True
+        if adjoint_b:
+            b = cwise_ops.conj(b)
+            transpose_b = True
+        return apply_op(
+            "MatMul", a=a, b=b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
+            name=scope,
+        )
+
+
+def batch_matmul(x: Any, y: Any, adj_x: bool = False, adj_y: bool = False,
+                 name: str | None = None) -> Tensor:
+    """`BatchMatMulV2`: batched matrix products with broadcast batch dimensions (follows
+    `tf.linalg.matmul` on rank > 2 inputs; `adj_*` conjugate-transposes the operand)."""
+    return apply_op("BatchMatMulV2", x=x, y=y, adj_x=adj_x, adj_y=adj_y, name=name)
+
+
+__all__ = ["matmul"]

@@ -1,0 +1,1 @@
+"""Test utilities: gradient checking, GradientCase, and helpers for tests."""

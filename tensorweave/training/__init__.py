@@ -1,0 +1,1 @@
+"""Training utilities: optimizers, savers, session hooks and the summary writer."""
