@@ -4,7 +4,7 @@ Use it as `import tensorweave as tf`. The names below are explicit re-exports; e
 module lists its public names in `__all__`.
 """
 
-from tensorweave import errors, summary, train
+from tensorweave import errors, initializers, summary, train
 from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.framework.device_spec import DeviceSpec
@@ -37,7 +37,14 @@ from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
-from tensorweave.ops.gradients_impl import NoGradient, NotDifferentiable, RegisterGradient, no_gradient
+from tensorweave.ops.gradients_impl import (
+    AggregationMethod,
+    NoGradient,
+    NotDifferentiable,
+    RegisterGradient,
+    gradients,
+    no_gradient,
+)
 from tensorweave.ops.init_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403

@@ -1,6 +1,7 @@
-"""Canonicalisation of `StridedSlice` arguments, shared by the op's static shape function
-and its NumPy kernels (follows TensorFlow's `ValidateStridedSliceOp` in
-`core/util/strided_slice_op.cc`).
+"""Canonicalisation of `StridedSlice` arguments (TensorFlow's `ValidateStridedSliceOp`).
+
+Shared by the op's static shape function and its NumPy kernels; follows
+`core/util/strided_slice_op.cc`.
 
 A *sparse* spec (`begin`, `end`, `strides` and the five masks, as the op receives them) is
 expanded into a *dense* spec with one entry per input dimension: the ellipsis becomes full
@@ -76,7 +77,11 @@ def validate_strided_slice(
       begin: sparse start indices, or None when not known statically.
       end: sparse stop indices, or None when not known statically.
       strides: sparse strides (must be known).
-      begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask: the op's attrs.
+      begin_mask: bit i set: ignore `begin[i]`.
+      end_mask: bit i set: ignore `end[i]`.
+      ellipsis_mask: bit i set: entry i is `...`.
+      new_axis_mask: bit i set: entry i inserts a dimension of size 1.
+      shrink_axis_mask: bit i set: entry i indexes by `begin[i]` and drops the dimension.
 
     Returns:
       The dense `StridedSliceSpec`.
@@ -186,7 +191,11 @@ def validate_strided_slice(
         elif g >= 0:
             final.append(processing[g])
     return StridedSliceSpec(
-        tuple(d_begin), tuple(d_end), tuple(d_strides), tuple(d_shrink), tuple(processing),
+        tuple(d_begin),
+        tuple(d_end),
+        tuple(d_strides),
+        tuple(d_shrink),
+        tuple(processing),
         tuple(final),
     )
 

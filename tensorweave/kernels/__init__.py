@@ -2,7 +2,9 @@
 
 from tensorweave.kernels import (  # noqa: F401
     array_kernels,
+    array_kernels_index,
     control_flow_kernels,
+    io_kernels,
     logging_kernels,
     math_kernels,
     random_kernels,

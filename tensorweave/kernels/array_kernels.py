@@ -1,5 +1,6 @@
-"""NumPy kernels of the array ops: placeholders, shapes, reshaping, fills, joining and
-splitting. The indexing ops' kernels are in `array_kernels_index` (imported at the bottom).
+"""NumPy kernels of the array ops: placeholders, shapes, reshaping, fills, join and split.
+
+The indexing ops' kernels are in `array_kernels_index` (imported at the bottom).
 
 Kernels that return views of an input (reshape, squeeze, transpose, split, ...) mark the view
 read-only, so a fetched or downstream value never aliases a writable buffer.
@@ -26,8 +27,10 @@ def _const(node: KernelNode) -> Any:
 def _placeholder(node: KernelNode) -> Any:
     dtype = node.attrs["dtype"]
     shape = node.attrs.get("shape")
-    dims = "<unknown>" if shape is None or shape.ndims is None else "[%s]" % ",".join(
-        "?" if d is None else str(d) for d in shape.as_list()
+    dims = (
+        "<unknown>"
+        if shape is None or shape.ndims is None
+        else "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
     )
     message = (
         f"You must feed a value for placeholder tensor '{node.name}' with dtype "
@@ -141,8 +144,7 @@ def _reshape(ctx: Any, tensor: Any, shape: Any) -> Any:
         dims[unknown] = n // product
     elif product != n:
         raise invalid(
-            f"Input to reshape is a tensor with {n} values, but the requested shape has "
-            f"{product}"
+            f"Input to reshape is a tensor with {n} values, but the requested shape has {product}"
         )
     return readonly(x.reshape(dims))
 
@@ -189,8 +191,7 @@ def check_permutation(perm: Any, rank: int) -> list[int]:
     p = np.asarray(perm)
     if p.ndim != 1 or p.size != rank:
         raise invalid(
-            f"transpose expects a vector of size {rank}. But input(1) is a vector of size "
-            f"{p.size}"
+            f"transpose expects a vector of size {rank}. But input(1) is a vector of size {p.size}"
         )
     values = [int(v) for v in p]
     for v in values:
@@ -290,9 +291,7 @@ def _unpack(node: KernelNode) -> Any:
             raise invalid(f"axis = {axis} not in [{-x.ndim}, {x.ndim})")
         a = axis + x.ndim if axis < 0 else axis
         if x.shape[a] != num:
-            raise invalid(
-                f"Input shape axis {a} must equal {num}, got shape {shape_str(x.shape)}"
-            )
+            raise invalid(f"Input shape axis {a} must equal {num}, got shape {shape_str(x.shape)}")
         lead = (slice(None),) * a
         return outputs_of(node, [readonly(x[lead + (i,)]) for i in range(num)])
 
@@ -367,9 +366,7 @@ def split_axis(split_dim: Any, rank: int) -> int:
     """A validated, non-negative split dimension."""
     d = int(np.asarray(split_dim).reshape(()))
     if d < -rank or d >= rank:
-        raise invalid(
-            f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {d}"
-        )
+        raise invalid(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {d}")
     return d + rank if d < 0 else d
 
 
@@ -430,8 +427,7 @@ def _tile(ctx: Any, value: Any, multiples: Any) -> Any:
     m = np.asarray(multiples)
     if m.ndim != 1 or m.size != x.ndim:
         raise invalid(
-            f"Expected multiples argument to be a vector of length {x.ndim} but got length "
-            f"{m.size}"
+            f"Expected multiples argument to be a vector of length {x.ndim} but got length {m.size}"
         )
     for i, k in enumerate(m):
         if k < 0:
@@ -457,8 +453,7 @@ def _pad_compute(x: Any, paddings: Any, constant: Any) -> Any:
         raise invalid(f"constant_values must be a scalar. Got: {shape_str(c.shape)}")
     widths = [(int(b), int(a)) for b, a in p]
     if x.dtype == object:
-        out = np.full(tuple(d + b + a for d, (b, a) in zip(x.shape, widths)), c[()],
-                      dtype=object)
+        out = np.full(tuple(d + b + a for d, (b, a) in zip(x.shape, widths)), c[()], dtype=object)
         out[tuple(slice(b, b + d) for d, (b, _) in zip(x.shape, widths))] = x
         return out
     return np.pad(x, widths, mode="constant", constant_values=c[()])

@@ -1,5 +1,8 @@
-"""NumPy kernels of the indexing array ops: `Slice`, `StridedSlice`, `StridedSliceGrad`,
-`GatherV2`, `OneHot`, `Select`, `Where`, `Range`, `DynamicStitch`."""
+"""NumPy kernels of the indexing array ops.
+
+`Slice`, `StridedSlice`, `StridedSliceGrad`, `GatherV2`, `OneHot`, `Select`, `Where`,
+`Range`, `DynamicStitch`.
+"""
 
 from __future__ import annotations
 
@@ -73,8 +76,7 @@ def _strided_slice_grad(node: KernelNode) -> Any:
         dy = np.asarray(dy)
         if dy.shape != spec.final_shape:
             raise invalid(
-                f"shape of dy was {shape_str(dy.shape)} instead of "
-                f"{shape_str(spec.final_shape)}"
+                f"shape of dy was {shape_str(dy.shape)} instead of {shape_str(spec.final_shape)}"
             )
         out = zeros_of(tuple(int(d) for d in shape), out_type)
         out[spec.numpy_index()] = dy.reshape(spec.processing_shape)
@@ -134,9 +136,7 @@ def _one_hot(node: KernelNode) -> Any:
             raise invalid(f"off_value must be a scalar, but got: {shape_str(off.shape)}")
         r = idx.ndim + 1
         if axis != -1 and not 0 <= axis < r:
-            raise invalid(
-                f"Expected axis to be -1 or between [0, {r}).  But received: {axis}"
-            )
+            raise invalid(f"Expected axis to be -1 or between [0, {r}).  But received: {axis}")
         at = r - 1 if axis == -1 else axis
         classes = np.arange(int(d)).reshape([-1] + [1] * (r - 1 - at))
         hot = np.expand_dims(idx.astype(np.int64), at) == classes
@@ -157,9 +157,7 @@ def _select(ctx: Any, cond: Any, t: Any, e: Any) -> Any:
         return (t if c else e).copy()
     if c.ndim == 1 and t.ndim != 1:
         if t.ndim < 1:
-            raise invalid(
-                f"'then' must be at least a vector, but saw shape: {shape_str(t.shape)}"
-            )
+            raise invalid(f"'then' must be at least a vector, but saw shape: {shape_str(t.shape)}")
         if t.shape[0] != c.size:
             raise invalid(
                 "Number of batches of 'then' must match size of 'cond', but saw: "
@@ -201,8 +199,9 @@ def _range(node: KernelNode) -> Any:
             n = (abs(lim - s) + abs(d) - 1) // abs(d)
         else:
             n = int(np.ceil(abs((lim - s) / d)))
-        return (np.asarray(s, out_type) + np.arange(n, dtype=out_type) * np.asarray(d, out_type)
-                ).astype(out_type, copy=False)
+        return (
+            np.asarray(s, out_type) + np.arange(n, dtype=out_type) * np.asarray(d, out_type)
+        ).astype(out_type, copy=False)
 
     return compute
 
@@ -234,7 +233,7 @@ def _dynamic_stitch(node: KernelNode) -> Any:
             if idx.size:
                 max_index = max(max_index, int(idx.max()))
         out = zeros_of((max_index + 1,) + tuple(suffix), out_type)
-        for i, (idx, d) in enumerate(zip(indices, data)):
+        for idx, d in zip(indices, data):
             flat = idx.reshape(-1)
             neg = np.nonzero(flat < 0)[0]
             if neg.size:

@@ -1,5 +1,6 @@
-"""The tensorweave checkpoint format (V2 layout, safetensors payload), read and written by
-the `SaveV2`, `RestoreV2` and `MergeV2Checkpoints` kernels.
+"""The tensorweave checkpoint format: TensorFlow's V2 file layout, safetensors payload.
+
+Read and written by the `SaveV2`, `RestoreV2` and `MergeV2Checkpoints` kernels.
 
 A checkpoint with prefix `P` is:
 
@@ -49,8 +50,21 @@ FORMAT_NAME = "tensorweave-checkpoint"
 FORMAT_VERSION = 1
 _STRINGS_KEY = "tensorweave.strings"
 _NATIVE = frozenset(
-    ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-     "float16", "float32", "float64", "complex64"]
+    [
+        "bool",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+    ]
 )
 
 
@@ -61,7 +75,7 @@ def index_path(prefix: str) -> str:
 
 def data_path(prefix: str, shard: int, num_shards: int) -> str:
     """`<prefix>.data-<shard:05d>-of-<num_shards:05d>`."""
-    return "%s.data-%05d-of-%05d" % (prefix, shard, num_shards)
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
 
 
 def shape_str(shape: Sequence[int]) -> str:
@@ -106,8 +120,9 @@ def _fsync_path(path: str, directory: bool = False) -> None:
 
 
 def atomic_write(path: str, writer: Callable[[str], None]) -> None:
-    """Runs `writer(tmp_path)`, fsyncs the file, then renames it to `path` (and fsyncs the
-    directory), so readers see the old file or the complete new one, never a partial one.
+    """Writes `path` atomically: `writer(tmp_path)`, fsync, `os.replace`, fsync of the dir.
+
+    Readers see the old file or the complete new one, never a partial one.
 
     Raises:
       OSError: from the file system; the temporary file is removed.
@@ -125,8 +140,9 @@ def atomic_write(path: str, writer: Callable[[str], None]) -> None:
 
 
 def make_parent_dir(prefix: str) -> None:
-    """Creates the directory of `prefix` and its parents if missing (TensorFlow 1.x's
-    `BundleWriter` creates only the last level).
+    """Creates the directory of `prefix` and its parents if missing.
+
+    TensorFlow 1.x's `BundleWriter` creates only the last level.
 
     Raises:
       OpError: from the file system (e.g. `PermissionDeniedError`).
@@ -187,8 +203,13 @@ def _encode(name: str, value: Any, body: dict, strings: dict) -> dict[str, Any]:
 
 
 def _entry(dtype: str, shape: Sequence[int], storage: str, crc: int) -> dict[str, Any]:
-    return {"shard": 0, "dtype": dtype, "shape": [int(d) for d in shape], "storage": storage,
-            "crc32": crc}
+    return {
+        "shard": 0,
+        "dtype": dtype,
+        "shape": [int(d) for d in shape],
+        "storage": storage,
+        "crc32": crc,
+    }
 
 
 def write_checkpoint(prefix: str, names: Sequence[str], values: Sequence[Any]) -> None:
@@ -232,8 +253,13 @@ def write_index(prefix: str, shards: list[dict[str, Any]], tensors: dict[str, An
     Raises:
       OpError: from the file system, as in `write_checkpoint`.
     """
-    index = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "num_shards": len(shards),
-             "shards": shards, "tensors": tensors}
+    index = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "num_shards": len(shards),
+        "shards": shards,
+        "tensors": tensors,
+    }
     text = json.dumps(index, indent=1, sort_keys=True)
 
     def write(tmp: str) -> None:
@@ -259,7 +285,8 @@ def read_index(prefix: str) -> dict[str, Any]:
             raw = f.read()
     except FileNotFoundError:
         raise errors.NotFoundError(
-            None, None,
+            None,
+            None,
             f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files "
             f"for {prefix}",
         ) from None
@@ -274,21 +301,26 @@ def read_index(prefix: str) -> dict[str, Any]:
         ok = False
     if not ok:
         raise errors.DataLossError(
-            None, None,
+            None,
+            None,
             f"Unable to read checkpoint index {path}: not a tensorweave checkpoint index "
             "(truncated or corrupt file?)",
         )
     if index.get("version", 0) > FORMAT_VERSION:
         raise errors.DataLossError(
-            None, None, f"Checkpoint index {path} has format version {index['version']}; this "
+            None,
+            None,
+            f"Checkpoint index {path} has format version {index['version']}; this "
             f"tensorweave reads versions <= {FORMAT_VERSION}",
         )
     return index
 
 
 def parse_shape_and_slice(spec: str) -> tuple[tuple[int, ...], tuple[slice, ...]]:
-    """Parses `"d0 .. dk s0:..:sk"` (TensorFlow's `TensorSlice` syntax: `-` for a whole
-    dimension, `start,length` otherwise) into the full shape and NumPy slices.
+    """Parses `"d0 .. dk s0:..:sk"` into the full shape and NumPy slices.
+
+    The slice part is TensorFlow's `TensorSlice` syntax: `-` for a whole dimension,
+    `start,length` otherwise.
 
     Raises:
       InvalidArgumentError: for a malformed spec or a slice outside the full shape.
@@ -398,7 +430,9 @@ class CheckpointReader:
             size = os.path.getsize(path)
         if size != expected:
             raise errors.DataLossError(
-                None, None, f"Checkpoint data file {path} is truncated or was overwritten: "
+                None,
+                None,
+                f"Checkpoint data file {path} is truncated or was overwritten: "
                 f"expected {expected} bytes, found {size}",
             )
         return path
@@ -434,9 +468,19 @@ def _decode(name: str, entry: dict[str, Any], handle: Any, strings: dict, path: 
         if storage == "complex_pairs":
             arr = _contiguous(arr).reshape(-1).view(np.complex128).reshape(shape)
         crc = _crc_bytes(arr)
-    if arr.shape != shape or crc != int(entry["crc32"]):
+    want = object if storage == "metadata" else dtypes.as_dtype(entry["dtype"]).as_numpy_dtype
+    if arr.shape != shape or arr.dtype != np.dtype(want):
         raise errors.DataLossError(
-            None, None, f"Checksum does not match for key {name} in {path}: stored "
+            None,
+            None,
+            f"Key {name} in {path} is {arr.dtype} {list(arr.shape)} but the index says "
+            f"{entry['dtype']} {list(shape)}",
+        )
+    if crc != int(entry["crc32"]):
+        raise errors.DataLossError(
+            None,
+            None,
+            f"Checksum does not match for key {name} in {path}: stored "
             f"{int(entry['crc32'])} vs. calculated on the restored bytes {crc}",
         )
     return arr
@@ -444,10 +488,11 @@ def _decode(name: str, entry: dict[str, Any], handle: Any, strings: dict, path: 
 
 # --------------------------------------------------------------------- merging
 def merge_checkpoints(prefixes: Sequence[str], destination: str, delete_old_dirs: bool) -> None:
-    """Moves the data files of the part checkpoints `prefixes` to
-    `<destination>.data-0000K-of-0000N` (in order) and writes `<destination>.index` last,
-    then removes the parts' index files and, if `delete_old_dirs`, their directories
-    (follows TensorFlow's `MergeBundles`).
+    """Merges part checkpoints into one (follows TensorFlow's `MergeBundles`).
+
+    Moves the data files of `prefixes` to `<destination>.data-0000K-of-0000N` (in order),
+    writes `<destination>.index` last, then removes the parts' index files and, if
+    `delete_old_dirs`, their directories.
 
     Raises:
       NotFoundError: if a part is missing.
@@ -461,7 +506,9 @@ def merge_checkpoints(prefixes: Sequence[str], destination: str, delete_old_dirs
         for name, entry in part["tensors"].items():
             if name in tensors:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Duplicate tensor key {name!r} in the checkpoints to merge "
+                    None,
+                    None,
+                    f"Duplicate tensor key {name!r} in the checkpoints to merge "
                     f"(found again in {prefix})",
                 )
             tensors[name] = dict(entry, shard=offset + int(entry["shard"]))

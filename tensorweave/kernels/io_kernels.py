@@ -1,5 +1,6 @@
-"""Kernels of the checkpoint ops (`SaveV2`, `RestoreV2`, `MergeV2Checkpoints`,
-`ShardedFilename`, `ShardedFilespec`) and `StringJoin`.
+"""Kernels of the checkpoint ops and of `StringJoin`.
+
+Ops: `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`.
 
 They do their file I/O in the process that runs them, i.e. on the task the op is placed on
 (a parameter server writes the shard of its own variables). The file format lives in
@@ -31,23 +32,27 @@ def _str_list(value: Any, n: int, what: str) -> list[str]:
     arr = np.asarray(value, dtype=object).reshape(-1)
     if arr.size != n:
         raise errors.InvalidArgumentError(
-            None, None, f"Input '{what}' must have {n} elements (one per tensor) but has "
-            f"{arr.size}",
+            None,
+            None,
+            f"Input '{what}' must have {n} elements (one per tensor) but has {arr.size}",
         )
     return [x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in arr]
 
 
 @register_kernel("SaveV2")
 def _save_v2(node: KernelNode) -> Any:
-    def compute(ctx: Any, prefix: Any, tensor_names: Any, shape_and_slices: Any,
-                *tensors: Any) -> None:
+    def compute(
+        ctx: Any, prefix: Any, tensor_names: Any, shape_and_slices: Any, *tensors: Any
+    ) -> None:
         path = _scalar_str(prefix, "prefix")
         names = _str_list(tensor_names, len(tensors), "tensor_names")
         specs = _str_list(shape_and_slices, len(tensors), "shape_and_slices")
         for name, spec in zip(names, specs):
             if spec:
                 raise errors.UnimplementedError(
-                    None, None, f"SaveV2 of tensor {name}: saving slices (shape_and_slice "
+                    None,
+                    None,
+                    f"SaveV2 of tensor {name}: saving slices (shape_and_slice "
                     f"{spec!r}) is not supported; save whole tensors",
                 )
         fmt.write_checkpoint(path, names, tensors)
@@ -68,7 +73,9 @@ def _restore_v2(node: KernelNode) -> Any:
             entry = reader.entry(name)
             if entry["dtype"] != dtype.name:
                 raise errors.InvalidArgumentError(
-                    None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not "
+                    None,
+                    None,
+                    f"tensor_name = {name}; expected dtype {dtype.name} does not "
                     f"equal original dtype {entry['dtype']}",
                 )
             if spec:
@@ -84,7 +91,9 @@ def _check_spec(name: str, spec: str, saved_shape: list[int]) -> None:
     full, _ = fmt.parse_shape_and_slice(spec)
     if tuple(full) != tuple(saved_shape):
         raise errors.InvalidArgumentError(
-            None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+            None,
+            None,
+            f"tensor_name = {name}; shape in shape_and_slice spec "
             f"{fmt.shape_str(full)} does not match the shape stored in checkpoint: "
             f"{fmt.shape_str(saved_shape)}",
         )
@@ -119,7 +128,8 @@ def _merge_v2(node: KernelNode) -> Any:
 def _sharded_filename(node: KernelNode) -> Any:
     def compute(ctx: Any, basename: Any, shard: Any, num_shards: Any) -> Any:
         base = _scalar_str(basename, "basename")
-        return np.array("%s-%05d-of-%05d" % (base, int(shard), int(num_shards)), dtype=object)
+        name = f"{base}-{int(shard):05d}-of-{int(num_shards):05d}"
+        return np.array(name.encode("utf-8"), dtype=object)
 
     return compute
 
@@ -128,7 +138,8 @@ def _sharded_filename(node: KernelNode) -> Any:
 def _sharded_filespec(node: KernelNode) -> Any:
     def compute(ctx: Any, basename: Any, num_shards: Any) -> Any:
         base = _scalar_str(basename, "basename")
-        return np.array("%s-?????-of-%05d" % (base, int(num_shards)), dtype=object)
+        spec = f"{base}-?????-of-{int(num_shards):05d}"
+        return np.array(spec.encode("utf-8"), dtype=object)
 
     return compute
 
@@ -144,8 +155,9 @@ def _string_join(node: KernelNode) -> Any:
         shapes = {a.shape for a in arrays if a.ndim}
         if len(shapes) > 1:
             raise errors.InvalidArgumentError(
-                None, None, f"StringJoin: non-scalar inputs must have the same shape, got "
-                f"{sorted(shapes)}",
+                None,
+                None,
+                f"StringJoin: non-scalar inputs must have the same shape, got {sorted(shapes)}",
             )
         shape = shapes.pop() if shapes else ()
         cols = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]

@@ -20,9 +20,9 @@ from tensorweave.kernels.registry import KernelNode, register_kernel
 
 
 def _float_str(x: Any, short: int, long: int, npt: Any) -> str:
-    text = "%.*g" % (short, x)
+    text = f"{float(x):.{short}g}"
     if not np.isnan(x) and npt(float(text)) != x:
-        text = "%.*g" % (long, x)
+        text = f"{float(x):.{long}g}"
     return text
 
 
@@ -34,7 +34,7 @@ def _escape(b: bytes) -> str:
         elif 0x20 <= c < 0x7F:
             out.append(chr(c))
         else:
-            out.append("\\%03o" % c)
+            out.append(f"\\{c:03o}")
     return "".join(out)
 
 
@@ -57,8 +57,9 @@ def _element_str(x: Any) -> str:
     return str(int(x))
 
 
-def _print_dim(dim: int, shape: tuple[int, ...], limit: int, elems: list[str], index: list[int],
-               out: list[str]) -> None:
+def _print_dim(
+    dim: int, shape: tuple[int, ...], limit: int, elems: list[str], index: list[int], out: list[str]
+) -> None:
     if index[0] >= limit:
         return
     count = shape[dim]

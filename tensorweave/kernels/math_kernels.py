@@ -1,5 +1,6 @@
-"""NumPy kernels of the element-wise math ops, `Cast`, `CheckNumerics` and
-`BroadcastGradientArgs`.
+"""NumPy kernels of the element-wise math ops.
+
+Also `Cast`, `CheckNumerics`, the `*Grad` helper ops and `BroadcastGradientArgs`.
 
 Kernels call one NumPy function per step where possible; everything that depends on attrs
 (dtype checks, integer-division guards) is decided in the builder. Results keep the op's
@@ -28,7 +29,8 @@ def _incompatible(x: Any, y: Any, error: ValueError) -> Exception:
         np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         return errors.InvalidArgumentError(
-            None, None,
+            None,
+            None,
             f"Incompatible shapes: {shape_str(np.shape(x))} vs. {shape_str(np.shape(y))}",
         )
     return error
@@ -72,8 +74,7 @@ def trunc_div(x: Any, y: Any) -> Any:
 
 
 def _register_binary(op_type: str, float_fn: Any, int_fn: Any = None) -> None:
-    """Registers a builder that picks the integer kernel (guarded against division by
-    zero) when `int_fn` is given and T is an integer type."""
+    """Registers a builder choosing the zero-guarded `int_fn` for integer T."""
     float_compute = _binary_compute(float_fn)
     int_compute = _int_div_guard(int_fn) if int_fn is not None else None
 
@@ -86,11 +87,20 @@ def _register_binary(op_type: str, float_fn: Any, int_fn: Any = None) -> None:
 
 
 for _op, _fn in (
-    ("Add", np.add), ("AddV2", np.add), ("Sub", np.subtract), ("Mul", np.multiply),
-    ("Maximum", np.maximum), ("Minimum", np.minimum), ("Pow", np.power),
-    ("Atan2", np.arctan2), ("Less", np.less), ("LessEqual", np.less_equal),
-    ("Greater", np.greater), ("GreaterEqual", np.greater_equal),
-    ("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or),
+    ("Add", np.add),
+    ("AddV2", np.add),
+    ("Sub", np.subtract),
+    ("Mul", np.multiply),
+    ("Maximum", np.maximum),
+    ("Minimum", np.minimum),
+    ("Pow", np.power),
+    ("Atan2", np.arctan2),
+    ("Less", np.less),
+    ("LessEqual", np.less_equal),
+    ("Greater", np.greater),
+    ("GreaterEqual", np.greater_equal),
+    ("LogicalAnd", np.logical_and),
+    ("LogicalOr", np.logical_or),
 ):
     register_compute(_op)(_binary_compute(_fn))
 
@@ -153,12 +163,33 @@ register_kernel("NotEqual")(_equality(np.not_equal, True))
 
 # ---------------------------------------------------------------------- unary
 for _op, _fn in (
-    ("Neg", np.negative), ("Square", np.square), ("Sqrt", np.sqrt), ("Exp", np.exp),
-    ("Expm1", np.expm1), ("Log", np.log), ("Log1p", np.log1p), ("Abs", np.abs),
-    ("Sign", np.sign), ("Floor", np.floor), ("Ceil", np.ceil), ("Rint", np.rint),
-    ("Tanh", np.tanh), ("Sin", np.sin), ("Cos", np.cos), ("Tan", np.tan),
-    ("Asin", np.arcsin), ("Acos", np.arccos), ("Atan", np.arctan), ("Sinh", np.sinh),
-    ("Cosh", np.cosh), ("IsNan", np.isnan), ("IsInf", np.isinf), ("IsFinite", np.isfinite),
+    ("Neg", np.negative),
+    ("Square", np.square),
+    ("Sqrt", np.sqrt),
+    ("Exp", np.exp),
+    ("Expm1", np.expm1),
+    ("Log", np.log),
+    ("Log1p", np.log1p),
+    ("Abs", np.abs),
+    ("Sign", np.sign),
+    ("Floor", np.floor),
+    ("Ceil", np.ceil),
+    ("Rint", np.rint),
+    ("Tanh", np.tanh),
+    ("Sin", np.sin),
+    ("Cos", np.cos),
+    ("Tan", np.tan),
+    ("Asin", np.arcsin),
+    ("Acos", np.arccos),
+    ("Atan", np.arctan),
+    ("Sinh", np.sinh),
+    ("Cosh", np.cosh),
+    ("Asinh", np.arcsinh),
+    ("Acosh", np.arccosh),
+    ("Atanh", np.arctanh),
+    ("IsNan", np.isnan),
+    ("IsInf", np.isinf),
+    ("IsFinite", np.isfinite),
     ("LogicalNot", np.logical_not),
 ):
     register_compute(_op)(lambda ctx, x, _f=_fn: _f(x))
@@ -249,6 +280,8 @@ def _cast(node: KernelNode) -> Any:
                 None, None, f"Cast {src.name} to {dst.name} is not supported"
             )
     npt = dst.as_numpy_dtype
+    if src.is_complex and dst.is_bool:
+        return lambda ctx, x: np.not_equal(x, 0)
     if src.is_complex and not dst.is_complex:
         return lambda ctx, x: np.real(x).astype(npt)
     return lambda ctx, x: x.astype(npt) if hasattr(x, "astype") else np.asarray(x, npt)

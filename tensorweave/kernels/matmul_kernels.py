@@ -20,11 +20,13 @@ def _matmul_error(a: Any, b: Any, ta: bool, tb: bool) -> errors.InvalidArgumentE
     for i, m in enumerate((a, b)):
         if np.ndim(m) != 2:
             return errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"In[{i}] is not a matrix. Instead it has shape {shape_str(np.shape(m))}",
             )
     return errors.InvalidArgumentError(
-        None, None,
+        None,
+        None,
         f"Matrix size-incompatible: In[0]: {shape_str(np.shape(a))}, "
         f"In[1]: {shape_str(np.shape(b))}",
     )
@@ -62,19 +64,19 @@ def _batch_error(x: Any, y: Any, adj_x: bool, adj_y: bool) -> errors.InvalidArgu
     sx, sy = np.shape(x), np.shape(y)
     for i, s in enumerate((sx, sy)):
         if len(s) < 2:
-            return errors.InvalidArgumentError(
-                None, None, f"In[{i}] ndims must be >= 2: {len(s)}"
-            )
+            return errors.InvalidArgumentError(None, None, f"In[{i}] ndims must be >= 2: {len(s)}")
     kx = sx[-2] if adj_x else sx[-1]
     ky = sy[-1] if adj_y else sy[-2]
     if kx != ky:
         return errors.InvalidArgumentError(
-            None, None,
+            None,
+            None,
             f"In[0] mismatch In[1] shape: {kx} vs. {ky}: {shape_str(sx)} {shape_str(sy)} "
             f"{int(adj_x)} {int(adj_y)}",
         )
     return errors.InvalidArgumentError(
-        None, None,
+        None,
+        None,
         "In[0] and In[1] must have compatible batch dimensions: "
         f"{shape_str(sx)} vs. {shape_str(sy)}",
     )
@@ -94,7 +96,8 @@ def _batch_matmul_builder(broadcast: bool) -> Any:
                 raise _batch_error(x, y, adj_x, adj_y)
             if not broadcast and (np.ndim(x) != np.ndim(y) or x.shape[:-2] != y.shape[:-2]):
                 raise errors.InvalidArgumentError(
-                    None, None,
+                    None,
+                    None,
                     "In[0] and In[1] must have the same batch dimensions: "
                     f"{shape_str(np.shape(x))} vs. {shape_str(np.shape(y))}",
                 )

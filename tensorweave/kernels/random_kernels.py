@@ -43,7 +43,8 @@ def _dims(shape: Any) -> tuple[int, ...]:
     arr = np.asarray(shape)
     if arr.ndim != 1:
         raise errors.InvalidArgumentError(
-            None, None,
+            None,
+            None,
             f"shape must be a vector of {{int32,int64}}, got shape {_shape_str(arr.shape)}",
         )
     dims = tuple(int(d) for d in arr)
@@ -88,8 +89,11 @@ def _random_standard_normal(node: KernelNode) -> Any:
 def truncated_standard_normal(
     rng: np.random.Generator, dims: tuple[int, ...], npt: Any
 ) -> np.ndarray:
-    """Standard normal draws of dtype `npt`, every value with magnitude below 2 (values at or
-    beyond two standard deviations are re-drawn, as TensorFlow's `TruncatedNormal`)."""
+    """Standard normal draws of dtype `npt`, every value with magnitude below 2.
+
+    Values at or beyond two standard deviations are re-drawn, as in TensorFlow's
+    `TruncatedNormal`; the check runs after rounding to `npt`.
+    """
     work = _work_dtype(npt)
     out = rng.standard_normal(dims, dtype=work).astype(npt, copy=False)
     bad = np.abs(out) >= _TRUNCATE

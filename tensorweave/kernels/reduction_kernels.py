@@ -1,4 +1,6 @@
-"""NumPy kernels of the reductions (`Sum`, `Mean`, `Max`, ...), `ArgMax`/`ArgMin`, `AddN`,
+"""NumPy kernels of the reductions and the other many-to-one math ops.
+
+`Sum`, `Mean`, `Max`, `Min`, `Prod`, `All`, `Any`, `ArgMax`/`ArgMin`, `AddN`,
 `UnsortedSegmentSum` and `Cumsum`/`Cumprod`.
 
 Reduction axes usually come from a `Const`, whose value is the same read-only array every
@@ -20,14 +22,16 @@ def _normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     arr = np.asarray(axes)
     if arr.ndim > 1:
         raise errors.InvalidArgumentError(
-            None, None, f"reduction_indices must be a scalar or vector, got shape "
-            f"{shape_str(arr.shape)}"
+            None,
+            None,
+            f"reduction_indices must be a scalar or vector, got shape {shape_str(arr.shape)}",
         )
     out = []
     for a in arr.reshape(-1).tolist():
         if not -ndim <= a < ndim:
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"Invalid reduction dimension ({a} for input with {ndim} dimension(s)",
             )
         a = a + ndim if a < 0 else a
@@ -38,14 +42,16 @@ def _normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
 
 def _axes_resolver() -> Any:
     """A function `(axes, ndim) -> tuple` that caches the result for immutable inputs."""
-    cache: list[Any] = [None, -1, ()]
+    # One (axes, ndim, result) entry, replaced as a whole: steps may run concurrently.
+    cache: list[Any] = [(None, -1, ())]
 
     def resolve(axes: Any, ndim: int) -> tuple[int, ...]:
-        if axes is cache[0] and ndim == cache[1]:
-            return cache[2]
+        entry = cache[0]
+        if axes is entry[0] and ndim == entry[1]:
+            return entry[2]
         result = _normalize_axes(axes, ndim)
         if not (isinstance(axes, np.ndarray) and axes.flags.writeable):
-            cache[0], cache[1], cache[2] = axes, ndim, result
+            cache[0] = (axes, ndim, result)
         return result
 
     return resolve
@@ -70,26 +76,31 @@ def _sum_like(np_fn: Any) -> Any:
 
 
 def _make_mean(keep: bool, t: Any, resolve: Any) -> Any:
-    if not t.is_integer:
-
-        def compute(ctx: Any, x: Any, axes: Any) -> Any:
-            return np.mean(x, axis=resolve(axes, x.ndim), keepdims=keep)
-
-        return compute
     npt = t.as_numpy_dtype
+    if t.is_integer:
 
-    def int_mean(ctx: Any, x: Any, axes: Any) -> Any:
-        ax = resolve(axes, x.ndim)
-        s = np.sum(x, axis=ax, dtype=npt, keepdims=keep)
-        n = 1
-        for a in ax:
-            n *= x.shape[a]
-        if n <= 1:
-            return s
-        # TensorFlow divides the integer sum by the count, rounding toward zero.
-        return trunc_div(s, npt(n))
+        def int_mean(ctx: Any, x: Any, axes: Any) -> Any:
+            s = np.add.reduce(x, axis=resolve(axes, x.ndim), dtype=npt, keepdims=keep)
+            n = x.size // (s.size or 1)
+            if n <= 1:
+                return s
+            # TensorFlow divides the integer sum by the count, rounding toward zero.
+            return trunc_div(s, npt(n))
 
-    return int_mean
+        return int_mean
+    # float16 sums accumulate in float32, as np.mean does.
+    acc = np.float32 if npt is np.float16 else npt
+
+    def compute(ctx: Any, x: Any, axes: Any) -> Any:
+        s = np.add.reduce(x, axis=resolve(axes, x.ndim), dtype=acc, keepdims=keep)
+        n = x.size // (s.size or 1)
+        if type(s) is np.ndarray:
+            np.true_divide(s, n, out=s)
+        else:
+            s = s / acc(n)
+        return s if acc is npt else s.astype(npt)
+
+    return compute
 
 
 def _make_extremum(np_fn: Any, upper: bool) -> Any:
@@ -124,13 +135,14 @@ def _make_bool(np_fn: Any) -> Any:
     return make
 
 
-_reduction("Sum", _sum_like(np.sum))
-_reduction("Prod", _sum_like(np.prod))
+# NOTE: ufunc.reduce directly, skipping the Python wrappers of np.sum & co.
+_reduction("Sum", _sum_like(np.add.reduce))
+_reduction("Prod", _sum_like(np.multiply.reduce))
 _reduction("Mean", _make_mean)
-_reduction("Max", _make_extremum(np.max, True))
-_reduction("Min", _make_extremum(np.min, False))
-_reduction("All", _make_bool(np.all))
-_reduction("Any", _make_bool(np.any))
+_reduction("Max", _make_extremum(np.maximum.reduce, True))
+_reduction("Min", _make_extremum(np.minimum.reduce, False))
+_reduction("All", _make_bool(np.logical_and.reduce))
+_reduction("Any", _make_bool(np.logical_or.reduce))
 
 
 def _arg_kernel(np_fn: Any) -> Any:
@@ -140,7 +152,8 @@ def _arg_kernel(np_fn: Any) -> Any:
         def compute(ctx: Any, x: Any, dimension: Any) -> Any:
             if np.ndim(dimension) != 0:
                 raise errors.InvalidArgumentError(
-                    None, None,
+                    None,
+                    None,
                     f"dim must be a scalar, but received tensor of shape: "
                     f"{shape_str(np.shape(dimension))}",
                 )
@@ -174,7 +187,8 @@ def _add_n(ctx: Any, *xs: Any) -> Any:
     for i, v in enumerate(xs[1:], 1):
         if np.shape(v) != shape:
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 "Inputs to operation AddN of type AddN must have the same size and shape.  "
                 f"Input 0: {shape_str(shape)} != input {i}: {shape_str(np.shape(v))}",
             )
@@ -195,7 +209,8 @@ def _unsorted_segment_sum(node: KernelNode) -> Any:
     def compute(ctx: Any, data: Any, ids: Any, num_segments: Any) -> Any:
         if np.ndim(num_segments) != 0:
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"num_segments should be a scalar, not shape {shape_str(np.shape(num_segments))}",
             )
         n = int(num_segments)
@@ -207,7 +222,8 @@ def _unsorted_segment_sum(node: KernelNode) -> Any:
         data = np.asarray(data)
         if data.shape[: ids.ndim] != ids.shape:
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"data.shape = {shape_str(data.shape)} does not start with segment_ids.shape "
                 f"= {shape_str(ids.shape)}",
             )
@@ -222,7 +238,8 @@ def _unsorted_segment_sum(node: KernelNode) -> Any:
             i = int(np.argmax(bad))
             where = np.unravel_index(i, ids.shape)
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"segment_ids{shape_str(where)} = {int(flat_ids[i])} is out of range [0, {n})",
             )
         keep = flat_ids >= 0
@@ -248,7 +265,8 @@ def _cumulative(np_fn: Any, identity: int) -> Any:
             a = int(axis)
             if not -x.ndim <= a < x.ndim:
                 raise errors.InvalidArgumentError(
-                    None, None,
+                    None,
+                    None,
                     f"Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {a}",
                 )
             if reverse:

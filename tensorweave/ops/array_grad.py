@@ -14,7 +14,7 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops
-from tensorweave.ops.array_ops_shape import static_int
+from tensorweave.ops.array_static import static_int
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 
 
@@ -25,8 +25,11 @@ def _math() -> Any:
 
 
 def _dense(grad: Any) -> Any:
-    """`grad` as a dense tensor (an `IndexedSlices` is summed into its dense shape by the
-    conversion function `gradients_impl` registers)."""
+    """`grad` as a dense tensor.
+
+    An `IndexedSlices` is summed into its dense shape by the conversion function that
+    `gradients_impl` registers.
+    """
     if isinstance(grad, IndexedSlices):
         return convert_to_tensor(grad)
     return grad
@@ -35,8 +38,7 @@ def _dense(grad: Any) -> Any:
 def _fill_none(op: Operation, grads: tuple[Any, ...]) -> list[Any]:
     """The output gradients with None replaced by zeros of the output's shape."""
     return [
-        array_ops.zeros_like(op.outputs[i]) if g is None else _dense(g)
-        for i, g in enumerate(grads)
+        array_ops.zeros_like(op.outputs[i]) if g is None else _dense(g) for i, g in enumerate(grads)
     ]
 
 
@@ -98,9 +100,7 @@ def array_ops_concat_offset(concat_dim: Any, shapes: list[Any], name: str | None
 
 @RegisterGradient("Pack")
 def _pack_grad(op: Operation, grad: Any) -> list[Any]:
-    return array_ops.unstack(
-        _dense(grad), num=op.get_attr("N"), axis=op.get_attr("axis")
-    )
+    return array_ops.unstack(_dense(grad), num=op.get_attr("N"), axis=op.get_attr("axis"))
 
 
 @RegisterGradient("Unpack")
@@ -140,8 +140,10 @@ def _slice_grad(op: Operation, grad: Any) -> list[Any]:
     pad_shape = array_ops.stack([array_ops.rank(x), 1])
     before = array_ops.reshape(begin, pad_shape)
     remaining = m.subtract(
-        m.subtract(array_ops.shape(x, out_type=index_type),
-                   array_ops.shape(op.outputs[0], out_type=index_type)),
+        m.subtract(
+            array_ops.shape(x, out_type=index_type),
+            array_ops.shape(op.outputs[0], out_type=index_type),
+        ),
         begin,
     )
     after = array_ops.reshape(remaining, pad_shape)
@@ -163,8 +165,13 @@ def _strided_slice_grad(op: Operation, grad: Any) -> list[Any]:
     x, begin, end, strides = op.inputs
     shape = array_ops.shape(x, out_type=begin.dtype.base_dtype)
     dx = apply_op(
-        "StridedSliceGrad", shape=shape, begin=begin, end=end, strides=strides,
-        dy=_dense(grad), **_masks(op),
+        "StridedSliceGrad",
+        shape=shape,
+        begin=begin,
+        end=end,
+        strides=strides,
+        dy=_dense(grad),
+        **_masks(op),
     )
     return [dx, None, None, None]
 
@@ -173,7 +180,10 @@ def _strided_slice_grad(op: Operation, grad: Any) -> list[Any]:
 def _strided_slice_grad_grad(op: Operation, grad: Any) -> list[Any]:
     _, begin, end, strides, _ = op.inputs
     return [
-        None, None, None, None,
+        None,
+        None,
+        None,
+        None,
         array_ops.strided_slice(_dense(grad), begin, end, strides, **_masks(op)),
     ]
 
@@ -245,7 +255,19 @@ def _fill_grad(op: Operation, grad: Any) -> list[Any]:
 
 
 for _op_type in (
-    "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "OneHot", "Where", "Range",
-    "InvertPermutation", "Const", "Placeholder", "StopGradient", "Unique", "ConcatOffset",
+    "Shape",
+    "Size",
+    "Rank",
+    "ZerosLike",
+    "OnesLike",
+    "OneHot",
+    "Where",
+    "Range",
+    "InvertPermutation",
+    "Const",
+    "Placeholder",
+    "StopGradient",
+    "Unique",
+    "ConcatOffset",
 ):
     no_gradient(_op_type)

@@ -1,11 +1,12 @@
-"""Array ops: placeholders, identity, shapes, slicing, joining, gathering (follows TF 1.x
-`array_ops`).
+"""Array ops: placeholders, identity, shapes, slicing, joining, gathering (TF 1.x style).
 
-The ops live in three sibling modules re-exported here: `array_ops_shape` (shapes,
-reshaping, fills), `array_ops_join` (stack/concat/split/tile/pad/reverse/unique and the
-auto-packing of lists of tensors) and `array_ops_index` (slicing, `Tensor.__getitem__`,
-gather, one_hot, where, range, dynamic_stitch, boolean_mask). Their gradients are in
-`array_grad`, imported at the bottom of this module.
+Follows TensorFlow 1.x `array_ops`. The ops live in sibling modules re-exported
+here: `array_ops_shape` (shapes, reshaping, fills), `array_ops_join`
+(stack/concat/split/tile/pad/reverse/unique and the auto-packing of lists of tensors),
+`array_ops_index` (slicing and `Tensor.__getitem__`) and `array_ops_gather` (gather,
+one_hot, where, range, dynamic_stitch, boolean_mask); `array_static` holds the helpers of
+their shape functions. Their gradients are in `array_grad`, imported at the bottom
+of this module.
 """
 
 from __future__ import annotations
@@ -16,6 +17,47 @@ from tensorweave.framework import dtypes
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+from tensorweave.ops.array_ops_gather import (
+    boolean_mask,
+    dynamic_stitch,
+    gather,
+    one_hot,
+    range,
+    where,
+)
+from tensorweave.ops.array_ops_index import (
+    _slice_helper,  # noqa: F401  (TF's name)
+    newaxis,
+    slice,
+    strided_slice,
+)
+from tensorweave.ops.array_ops_join import (
+    concat,
+    pad,
+    reverse,
+    reverse_v2,
+    split,
+    stack,
+    tile,
+    unique,
+    unstack,
+)
+from tensorweave.ops.array_ops_shape import (
+    expand_dims,
+    fill,
+    invert_permutation,
+    ones,
+    ones_like,
+    rank,
+    reshape,
+    shape,
+    shape_internal,  # noqa: F401  (TF's name)
+    size,
+    squeeze,
+    transpose,
+    zeros,
+    zeros_like,
+)
 
 
 def _same_as_input(op: Any) -> list[TensorShape]:
@@ -35,10 +77,20 @@ register_op(
     attrs=["dtype: type", "shape: shape"],
     shape_fn=lambda op: [op.get_attr("shape")],
 )
-register_op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
-            shape_fn=_same_as_input)
-register_op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
-            shape_fn=_same_as_input)
+register_op(
+    "Identity",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape_fn=_same_as_input,
+)
+register_op(
+    "StopGradient",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape_fn=_same_as_input,
+)
 
 
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
@@ -63,14 +115,19 @@ def placeholder_with_default(input: Any, shape: Any, name: str | None = None) ->
 
     value = convert_to_tensor(input)
     return apply_op(
-        "PlaceholderWithDefault", input=value, dtype=value.dtype, shape=TensorShape(shape),
+        "PlaceholderWithDefault",
+        input=value,
+        dtype=value.dtype,
+        shape=TensorShape(shape),
         name=name,
     )
 
 
 def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002
-    """Returns a tensor with the same value as `input` (follows `tf.identity`); reading a
-    variable through it takes a snapshot of the variable's value."""
+    """Returns a tensor with the same value as `input` (follows `tf.identity`).
+
+    Reading a variable through it takes a snapshot of the variable's value.
+    """
     return apply_op("Identity", input=input, name=name)
 
 
@@ -79,56 +136,43 @@ def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002
     return apply_op("StopGradient", input=input, name=name)
 
 
-# ruff: noqa: E402, F401, I001  (re-exports after the local ops; gradients registered last)
-from tensorweave.ops import array_ops_index, array_ops_join, array_ops_shape
-from tensorweave.ops.array_ops_index import (
-    _slice_helper,
-    boolean_mask,
-    dynamic_stitch,
-    gather,
-    newaxis,
-    one_hot,
-    range,
-    slice,
-    strided_slice,
-    where,
-)
-from tensorweave.ops.array_ops_join import (
-    concat,
-    pad,
-    reverse,
-    reverse_v2,
-    split,
-    stack,
-    tile,
-    unique,
-    unstack,
-)
-from tensorweave.ops.array_ops_shape import (
-    expand_dims,
-    fill,
-    invert_permutation,
-    ones,
-    ones_like,
-    rank,
-    reshape,
-    shape,
-    shape_internal,
-    size,
-    squeeze,
-    transpose,
-    zeros,
-    zeros_like,
-)
-
 __all__ = [
     "placeholder",
     "placeholder_with_default",
     "identity",
     "stop_gradient",
-    *array_ops_shape.__all__,
-    *array_ops_join.__all__,
-    *array_ops_index.__all__,
+    "expand_dims",
+    "fill",
+    "invert_permutation",
+    "ones",
+    "ones_like",
+    "rank",
+    "reshape",
+    "shape",
+    "size",
+    "squeeze",
+    "transpose",
+    "zeros",
+    "zeros_like",
+    "concat",
+    "pad",
+    "reverse",
+    "reverse_v2",
+    "split",
+    "stack",
+    "tile",
+    "unique",
+    "unstack",
+    "boolean_mask",
+    "dynamic_stitch",
+    "gather",
+    "newaxis",
+    "one_hot",
+    "range",
+    "slice",
+    "strided_slice",
+    "where",
 ]
 
-from tensorweave.ops import array_grad
+# Registers the gradients; last, because `array_grad` uses the functions above.
+from tensorweave.ops import array_grad  # noqa: E402, F401

@@ -1,6 +1,7 @@
-"""Indexing ops: `Slice`, `StridedSlice` (and `Tensor.__getitem__`), `StridedSliceGrad`,
-`GatherV2`, `OneHot`, `Select`, `Where`, `Range`, `DynamicStitch`, and `boolean_mask`
-(follows TF 1.x `array_ops`).
+"""Slicing ops (follows TF 1.x `array_ops`).
+
+`Slice`, `StridedSlice`, `StridedSliceGrad`, and `Tensor.__getitem__` (TF's
+`_slice_helper`).
 
 Re-exported by `tensorweave.ops.array_ops`; import from there.
 """
@@ -12,28 +13,23 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, graph as graph_mod
+from tensorweave.framework import dtypes
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.strided_slice import validate_strided_slice
-from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorweave.ops import constant_op
-from tensorweave.ops.array_ops_join import concat, stack
-from tensorweave.ops.array_ops_shape import (
-    _is_tensor_like,
+from tensorweave.ops.array_ops_gather import boolean_mask
+from tensorweave.ops.array_ops_join import stack
+from tensorweave.ops.array_static import (
+    is_tensor_like,
     merge_shapes,
     op_error,
-    reshape,
-    shape_str,
-    size,
-    squeeze,
-    static_int,
     static_shape_value,
     static_value,
     with_rank,
-    with_rank_at_least,
 )
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -43,7 +39,9 @@ newaxis = None
 
 
 @register_op(
-    "Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=["output: T"],
+    "Slice",
+    inputs=["input: T", "begin: Index", "size: Index"],
+    outputs=["output: T"],
     attrs=["T: type", "Index: {int32, int64}"],
 )
 def _slice_shape(op: Operation) -> list[TensorShape]:
@@ -82,7 +80,8 @@ def _masks_of(op: Operation) -> dict[str, int]:
 @register_op(
     "StridedSlice",
     inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],
-    outputs=["output: T"], attrs=["T: type", "Index: {int32, int64}", *_MASK_ATTRS],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}", *_MASK_ATTRS],
 )
 def _strided_slice_shape(op: Operation) -> list[TensorShape]:
     value = op.inputs[0].shape
@@ -93,8 +92,11 @@ def _strided_slice_shape(op: Operation) -> list[TensorShape]:
         return [unknown_shape()]
     try:
         spec = validate_strided_slice(
-            value.as_list(), static_value(op.inputs[1]), static_value(op.inputs[2]),
-            strides.reshape(-1), **_masks_of(op),
+            value.as_list(),
+            static_value(op.inputs[1]),
+            static_value(op.inputs[2]),
+            strides.reshape(-1),
+            **_masks_of(op),
         )
     except ValueError as e:
         raise op_error(op, str(e)) from None
@@ -104,157 +106,19 @@ def _strided_slice_shape(op: Operation) -> list[TensorShape]:
 register_op(
     "StridedSliceGrad",
     inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
-    outputs=["output: T"], attrs=["T: type", "Index: {int32, int64}", *_MASK_ATTRS],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}", *_MASK_ATTRS],
     shape_fn=lambda op: [static_shape_value(op.inputs[0])],
 )
-
-
-@register_op(
-    "GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
-    outputs=["output: Tparams"],
-    attrs=["batch_dims: int = 0", "Tparams: type", "Tindices: {int32, int64}",
-           "Taxis: {int32, int64}"],
-)
-def _gather_shape(op: Operation) -> list[TensorShape]:
-    params = with_rank_at_least(op, op.inputs[0].shape, 1)
-    indices = op.inputs[1].shape
-    with_rank(op, op.inputs[2].shape, 0)
-    axis = static_int(op.inputs[2])
-    if axis is None:
-        if params.ndims is not None and indices.ndims is not None:
-            return [unknown_shape(params.ndims + indices.ndims - 1)]
-        return [unknown_shape()]
-    with_rank_at_least(op, params, -axis if axis < 0 else axis + 1)
-    batch_dims = op.get_attr("batch_dims")
-    with_rank_at_least(op, indices, abs(batch_dims))
-    if params.ndims is None or indices.ndims is None:
-        return [unknown_shape()]
-    if batch_dims < 0:
-        batch_dims += indices.ndims
-    with_rank_at_least(op, params, batch_dims + 1)
-    p, i = params.as_list(), indices.as_list()
-    a = axis + len(p) if axis < 0 else axis
-    return [TensorShape(p[:a] + i[batch_dims:] + p[a + 1 :])]
-
-
-@register_op(
-    "OneHot",
-    inputs=["indices: TI", "depth: int32", "on_value: T", "off_value: T"],
-    outputs=["output: T"],
-    attrs=["axis: int = -1", "T: type", "TI: {uint8, int32, int64} = DT_INT64"],
-)
-def _one_hot_shape(op: Operation) -> list[TensorShape]:
-    axis = op.get_attr("axis")
-    if axis < -1:
-        raise op_error(op, "axis must be >= -1")
-    with_rank(op, op.inputs[1].shape, 0)
-    depth = static_int(op.inputs[1])
-    if depth is not None and depth < 0:
-        raise op_error(
-            op, f"Dimension size, given by scalar input {depth}, must be non-negative"
-        )
-    indices = op.inputs[0].shape
-    if indices.ndims is None:
-        return [unknown_shape()]
-    new_rank = indices.ndims + 1
-    at = (axis + new_rank) % new_rank
-    dims = indices.as_list()
-    return [TensorShape(dims[:at] + [depth] + dims[at:])]
-
-
-@register_op(
-    "Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["output: T"],
-    attrs=["T: type"],
-)
-def _select_shape(op: Operation) -> list[TensorShape]:
-    data = merge_shapes(op, op.inputs[1].shape, op.inputs[2].shape)
-    cond = op.inputs[0].shape
-    if cond.ndims is None or data.ndims is None or cond.ndims == 0:
-        return [data]
-    if cond.ndims != 1 or data.ndims == 0:
-        return [merge_shapes(op, data, cond)]
-    merge_shapes(op, cond, TensorShape([data.as_list()[0]]))
-    return [data]
-
-
-register_op(
-    "Where", inputs=["input: T"], outputs=["index: int64"],
-    attrs=[
-        "T: {float, double, int32, uint8, int16, int8, complex64, int64, half, uint32, "
-        "uint64, uint16, complex128, bool} = DT_BOOL"
-    ],
-    shape_fn=lambda op: [TensorShape([None, op.inputs[0].shape.ndims])],
-)
-
-
-def range_size(start: Any, limit: Any, delta: Any) -> int:
-    """The number of elements of `Range(start, limit, delta)`.
-
-    Raises:
-      ValueError: with TensorFlow's messages for a zero `delta` or a wrong direction.
-    """
-    if delta == 0:
-        raise ValueError(f"Requires delta != 0: {delta}")
-    if delta > 0 and start > limit:
-        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}")
-    if delta < 0 and start < limit:
-        raise ValueError(f"Requires start >= limit when delta < 0: {start}/{limit}")
-    if isinstance(start, int | np.integer) and isinstance(delta, int | np.integer) and \
-            isinstance(limit, int | np.integer):
-        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
-    return int(np.ceil(abs((float(limit) - float(start)) / float(delta))))
-
-
-@register_op(
-    "Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"], outputs=["output: Tidx"],
-    attrs=["Tidx: {half, float, double, int8, int16, int32, int64, uint16, uint32} = DT_INT32"],
-)
-def _range_shape(op: Operation) -> list[TensorShape]:
-    for t in op.inputs:
-        with_rank(op, t.shape, 0)
-    vals = [static_value(t) for t in op.inputs]
-    if any(v is None for v in vals):
-        return [TensorShape([None])]
-    try:
-        return [TensorShape([range_size(*(v.reshape(()).item() for v in vals))])]
-    except ValueError as e:
-        raise op_error(op, str(e)) from None
-
-
-@register_op(
-    "DynamicStitch", inputs=["indices: N * int32", "data: N * T"], outputs=["merged: T"],
-    attrs=["N: int >= 1", "T: type"],
-)
-def _dynamic_stitch_shape(op: Operation) -> list[TensorShape]:
-    n = op.get_attr("N")
-    all_constant = True
-    max_index = -1
-    extra = unknown_shape()
-    for i in builtins.range(n):
-        idx_t, data_t = op.inputs[i], op.inputs[n + i]
-        value = static_value(idx_t)
-        if value is None:
-            all_constant = False
-        elif value.size:
-            max_index = max(max_index, int(value.max()))
-        ind, data = idx_t.shape, data_t.shape
-        if ind.ndims is None:
-            continue
-        data = with_rank_at_least(op, data, ind.ndims)
-        if data.ndims is None:
-            continue
-        merge_shapes(op, TensorShape(data.as_list()[: ind.ndims]), ind)
-        extra = merge_shapes(op, extra, TensorShape(data.as_list()[ind.ndims :]))
-    first = TensorShape([max_index + 1 if all_constant else None])
-    return [first.concatenate(extra)]
 
 
 # ------------------------------------------------------------------ Python wrappers
 
 
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001
-    """`input_[begin[i] : begin[i] + size[i]]` in every dimension; a size of -1 takes the
-    rest of the dimension (follows `tf.slice`).
+    """`input_[begin[i] : begin[i] + size[i]]` in every dimension (follows `tf.slice`).
+
+    A size of -1 takes the rest of the dimension.
 
     Raises:
       errors.InvalidArgumentError: at run time, for out-of-range begin/size.
@@ -262,17 +126,31 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
     return apply_op("Slice", input=input_, begin=begin, size=size, name=name)
 
 
-def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None,
-                  begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0,
-                  new_axis_mask: int = 0, shrink_axis_mask: int = 0, var: Any = None,
-                  name: str | None = None) -> Tensor:
-    """A strided slice of `input_` (follows `tf.strided_slice`); `Tensor.__getitem__` builds
-    these. Bit i of a mask applies to entry i of `begin`/`end`/`strides`.
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """A strided slice of `input_` (follows `tf.strided_slice`).
+
+    `Tensor.__getitem__` builds these. Bit i of a mask applies to entry i of
+    `begin`/`end`/`strides`.
 
     Args:
       input_: the tensor to slice.
-      begin, end, strides: int32/int64 [n]; `strides` defaults to ones.
-      begin_mask / end_mask: ignore `begin[i]` / `end[i]` (take the widest range).
+      begin: int32/int64 [n], start indices.
+      end: int32/int64 [n], stop indices (exclusive).
+      strides: int32/int64 [n], defaults to ones.
+      begin_mask: ignore `begin[i]` (take the widest range).
+      end_mask: ignore `end[i]` (take the widest range).
       ellipsis_mask: entry i is `...`.
       new_axis_mask: entry i inserts a dimension of size 1.
       shrink_axis_mask: entry i indexes by `begin[i]` and drops the dimension.
@@ -285,9 +163,17 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None,
 
         strides = ones_like(begin)
     return apply_op(
-        "StridedSlice", input=input_, begin=begin, end=end, strides=strides,
-        begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
-        new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask, name=name,
+        "StridedSlice",
+        input=input_,
+        begin=begin,
+        end=end,
+        strides=strides,
+        begin_mask=begin_mask,
+        end_mask=end_mask,
+        ellipsis_mask=ellipsis_mask,
+        new_axis_mask=new_axis_mask,
+        shrink_axis_mask=shrink_axis_mask,
+        name=name,
     )
 
 
@@ -307,9 +193,7 @@ def _check_index(idx: Any) -> None:
     except TypeError:
         dtype = None
     shape_ = getattr(idx, "shape", None)
-    if dtype not in _SLICE_DTYPES or (
-        shape_ is not None and _known_rank(shape_) == 1
-    ):
+    if dtype not in _SLICE_DTYPES or (shape_ is not None and _known_rank(shape_) == 1):
         raise TypeError(_SLICE_TYPE_ERROR + f", got {idx!r}")
 
 
@@ -333,9 +217,11 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
       TypeError: for any other kind of index.
       ValueError: for statically out-of-range indices.
     """
-    if isinstance(slice_spec, bool) or (
-        _is_tensor_like(slice_spec) and slice_spec.dtype.base_dtype is dtypes.bool
-    ) or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == np.bool_):
+    if (
+        isinstance(slice_spec, bool)
+        or (is_tensor_like(slice_spec) and slice_spec.dtype.base_dtype is dtypes.bool)
+        or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == np.bool_)
+    ):
         return boolean_mask(tensor=tensor, mask=slice_spec)
     if not isinstance(slice_spec, list | tuple):
         slice_spec = [slice_spec]
@@ -347,13 +233,13 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
         bit = 1 << index
         if isinstance(s, builtins.slice):
             # `a[:]` may carry sys.maxsize as its stop; treat it like None.
-            if s.start is not None and (_is_tensor_like(s.start) or s.start != _MAXSIZE):
+            if s.start is not None and (is_tensor_like(s.start) or s.start != _MAXSIZE):
                 _check_index(s.start)
                 begin.append(_index_value(s.start))
             else:
                 begin.append(0)
                 begin_mask |= bit
-            if s.stop is not None and (_is_tensor_like(s.stop) or s.stop != _MAXSIZE):
+            if s.stop is not None and (is_tensor_like(s.stop) or s.stop != _MAXSIZE):
                 _check_index(s.stop)
                 end.append(_index_value(s.stop))
             else:
@@ -380,7 +266,7 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
             begin.append(s)
             # NOTE: a shrunk dimension ignores `end`; TensorFlow stores `s + 1`, which for
             # a tensor index would need an `Add` op, so a tensor index is stored as-is.
-            end.append(s + 1 if not _is_tensor_like(s) else s)
+            end.append(s + 1 if not is_tensor_like(s) else s)
             strides.append(1)
             shrink_axis_mask |= bit
     values = [tensor, *begin, *end, *strides]
@@ -398,9 +284,15 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
             empty = constant_op.constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
         return strided_slice(
-            tensor, *packed, begin_mask=begin_mask, end_mask=end_mask,
-            ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-            shrink_axis_mask=shrink_axis_mask, var=var, name=name,
+            tensor,
+            *packed,
+            begin_mask=begin_mask,
+            end_mask=end_mask,
+            ellipsis_mask=ellipsis_mask,
+            new_axis_mask=new_axis_mask,
+            shrink_axis_mask=shrink_axis_mask,
+            var=var,
+            name=name,
         )
 
 
@@ -409,212 +301,8 @@ _MAXSIZE = __import__("sys").maxsize
 Tensor._override_operator("__getitem__", _slice_helper)
 
 
-def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None,
-           axis: Any = 0) -> Tensor:
-    """Rows (or slices along `axis`) of `params` at `indices` (follows TF 1.x `tf.gather`).
-
-    Output shape: `params.shape[:axis] + indices.shape + params.shape[axis + 1:]`.
-
-    Raises:
-      errors.InvalidArgumentError: at run time, for an index outside
-        `[0, params.shape[axis])` ("indices[1] = 7 is not in [0, 3)").
-    """
-    del validate_indices
-    return apply_op("GatherV2", params=params, indices=indices, axis=axis, name=name)
-
-
-def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,
-            axis: int | None = None, dtype: Any = None, name: str | None = None) -> Tensor:
-    """A one-hot encoding of `indices` along a new dimension `axis` (default last) of size
-    `depth` (follows `tf.one_hot`); indices outside `[0, depth)` give all `off_value`.
-
-    `on_value`/`off_value` default to 1/0 of `dtype`, which defaults to their dtype, else
-    float32.
-
-    Raises:
-      TypeError: if the dtypes of `on_value`, `off_value` and `dtype` disagree.
-    """
-    with graph_mod.name_scope(
-        name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]
-    ) as name:
-        on_t = None if on_value is None else convert_to_tensor(
-            on_value, dtype=dtype, name="on_value")
-        off_t = None if off_value is None else convert_to_tensor(
-            off_value, dtype=dtype, name="off_value")
-        on_dtype = None if on_t is None else on_t.dtype.base_dtype
-        off_dtype = None if off_t is None else off_t.dtype.base_dtype
-        if dtype is not None:
-            dtype = dtypes.as_dtype(dtype).base_dtype
-            if on_dtype is not None and on_dtype is not dtype:
-                raise TypeError(f"dtype {on_dtype} of on_value does not match dtype parameter "
-                                f"{dtype}")
-            if off_dtype is not None and off_dtype is not dtype:
-                raise TypeError(f"dtype {off_dtype} of off_value does not match dtype "
-                                f"parameter {dtype}")
-        elif on_dtype is not None or off_dtype is not None:
-            dtype = on_dtype if on_dtype is not None else off_dtype
-        else:
-            dtype = dtypes.float32
-        if on_t is None:
-            on_t = convert_to_tensor(1, dtype, name="on_value")
-            on_dtype = dtype
-        if off_t is None:
-            off_t = convert_to_tensor(0, dtype, name="off_value")
-            off_dtype = dtype
-        if on_dtype is not off_dtype:
-            raise TypeError(f"dtype {on_dtype} of on_value does not match dtype {off_dtype} "
-                            "of off_value")
-        return apply_op(
-            "OneHot", indices=indices, depth=depth, on_value=on_t, off_value=off_t,
-            axis=-1 if axis is None else axis, name=name,
-        )
-
-
-def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
-    """TF 1.x `tf.where`: with `x` and `y`, elements of `x` where `condition` else of `y`
-    (`Select`; `condition` has the shape of `x`, or is a vector over its first dimension,
-    or a scalar); without them, the int64 [n, rank] coordinates of the true elements.
-
-    Raises:
-      ValueError: if only one of `x` and `y` is given, or for incompatible static shapes.
-    """
-    if x is None and y is None:
-        with graph_mod.name_scope(name, "Where", [condition]) as name:
-            condition = convert_to_tensor(
-                condition, preferred_dtype=dtypes.bool, name="condition"
-            )
-            return apply_op("Where", input=condition, name=name)
-    if x is not None and y is not None:
-        return apply_op("Select", condition=condition, t=x, e=y, name=name)
-    raise ValueError("x and y must both be non-None or both be None.")
-
-
-def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask",
-                 axis: int | None = None) -> Tensor:
-    """The elements (or slices) of `tensor` where the bool `mask` is true (follows
-    `tf.boolean_mask`).
-
-    `mask` covers dimensions `[axis, axis + rank(mask))` of `tensor`; those collapse into
-    one dimension holding the selected entries.
-
-    Raises:
-      ValueError: for a scalar mask, a mask of unknown rank, or incompatible shapes.
-    """
-    with graph_mod.name_scope(name, values=[tensor, mask]):
-        tensor = convert_to_tensor(tensor, name="tensor")
-        mask = convert_to_tensor(mask, name="mask")
-        shape_mask = mask.shape
-        ndims_mask = shape_mask.ndims
-        shape_tensor = tensor.shape
-        if ndims_mask == 0:
-            raise ValueError("mask cannot be scalar.")
-        if ndims_mask is None:
-            raise ValueError(
-                "Number of mask dimensions must be specified, even if some dimensions are "
-                "None.  E.g. shape=[None] is ok, but shape=None is not."
-            )
-        axis = 0 if axis is None else axis
-        covered = shape_tensor[axis : axis + ndims_mask]
-        covered.assert_is_compatible_with(shape_mask)
-        from tensorweave.ops.array_ops_shape import shape as shape_of
-
-        full = shape_of(tensor)
-        leading = covered.num_elements()
-        if leading is None:
-            leading = shape_mask.num_elements()
-        leading_t = leading if leading is not None else size(mask)
-        tensor = reshape(
-            tensor,
-            concat([full[:axis], [leading_t], full[axis + ndims_mask :]], 0),
-        )
-        if shape_tensor.ndims is not None:
-            tensor.set_shape(
-                TensorShape(shape_tensor.as_list()[:axis])
-                .concatenate([leading])
-                .concatenate(shape_tensor[axis + ndims_mask :])
-            )
-        mask = reshape(mask, [-1])
-        indices = squeeze(where(mask), axis=[1])
-        return gather(tensor, indices, axis=axis)
-
-
-def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
-          name: str = "range") -> Tensor:
-    """`[start, start + delta, ...]` up to but excluding `limit` (follows `tf.range`; with
-    one argument, `range(limit)` starts at 0).
-
-    Without `dtype`, the widest of the arguments' dtypes in int32 < int64 < float32 <
-    float64 is used.
-
-    Raises:
-      ValueError: for a zero `delta` or a `delta` pointing away from `limit` (statically
-        known arguments).
-      errors.InvalidArgumentError: at run time, for the same.
-    """
-    if limit is None:
-        start, limit = 0, start
-    with graph_mod.name_scope(name, "Range", [start, limit, delta]) as name:
-        if dtype is not None:
-            dtype = dtypes.as_dtype(dtype).base_dtype
-        args = [start, limit, delta]
-        tensors = [a for a in args if _is_tensor_like(a)]
-        if dtype is None:
-            order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-            found = [
-                convert_to_tensor(a).dtype.base_dtype if _is_tensor_like(a)
-                else _python_range_dtype(a)
-                for a in args
-            ]
-            if any(d not in order for d in found):
-                raise TypeError(f"range arguments must be int32, int64, float32 or float64, "
-                                f"got {[d.name for d in found]}")
-            dtype = max(found, key=order.index)
-        del tensors
-        converted = []
-        for a, arg_name in zip(args, ("start", "limit", "delta")):
-            if _is_tensor_like(a):
-                t = convert_to_tensor(a)
-                if t.dtype.base_dtype is not dtype:
-                    from tensorweave.ops import math_ops
-
-                    t = math_ops.cast(t, dtype)
-                converted.append(t)
-            else:
-                converted.append(convert_to_tensor(a, dtype=dtype, name=arg_name))
-        return apply_op(
-            "Range", start=converted[0], limit=converted[1], delta=converted[2], name=name
-        )
-
-
-def _python_range_dtype(value: Any) -> dtypes.DType:
-    if isinstance(value, np.ndarray | np.generic):
-        return dtypes.as_dtype(value.dtype)
-    return dtypes.dtype_of_value(value)
-
-
-def dynamic_stitch(indices: Any, data: Any, name: str | None = None) -> Tensor:
-    """Interleaves `data[i]` into one tensor at rows `indices[i]`: `merged[indices[m][j]] =
-    data[m][j]`; for repeated indices the last one wins (follows `tf.dynamic_stitch`).
-
-    Args:
-      indices: a list of int32 tensors.
-      data: a list of tensors; `data[m].shape = indices[m].shape + D`.
-      name: op name.
-
-    Returns:
-      `T [max(indices) + 1] + D`.
-    """
-    return apply_op("DynamicStitch", indices=list(indices), data=list(data), name=name)
-
-
 __all__ = [
     "newaxis",
     "slice",
     "strided_slice",
-    "gather",
-    "one_hot",
-    "where",
-    "boolean_mask",
-    "range",
-    "dynamic_stitch",
 ]

@@ -1,6 +1,7 @@
-"""Joining and splitting ops: `Pack`, `Unpack`, `ConcatV2`, `ConcatOffset`, `Split`,
-`SplitV`, `Tile`, `Pad`, `PadV2`, `ReverseV2`, `Unique`, and the auto-packing of lists
-that contain tensors (follows TF 1.x `array_ops`).
+"""Joining and splitting ops (follows TF 1.x `array_ops`).
+
+`Pack`, `Unpack`, `ConcatV2`, `ConcatOffset`, `Split`, `SplitV`, `Tile`, `Pad`, `PadV2`,
+`ReverseV2`, `Unique`, and the auto-packing of lists that contain tensors.
 
 Re-exported by `tensorweave.ops.array_ops`; import from there.
 """
@@ -12,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, graph as graph_mod
+from tensorweave.framework import dtypes
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
@@ -22,12 +24,12 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorweave.ops import constant_op
-from tensorweave.ops.array_ops_shape import (
-    _is_tensor_like,
+from tensorweave.ops.array_static import (
+    is_tensor_like,
     merge_shapes,
     op_error,
-    shape_str,
     static_int,
+    static_shape_value,
     static_value,
     with_rank,
     with_rank_at_least,
@@ -43,7 +45,9 @@ def _axis_in(op: Operation, axis: int, rank: int) -> int:
 
 
 @register_op(
-    "Pack", inputs=["values: N * T"], outputs=["output: T"],
+    "Pack",
+    inputs=["values: N * T"],
+    outputs=["output: T"],
     attrs=["N: int >= 1", "T: type", "axis: int = 0"],
 )
 def _pack_shape(op: Operation) -> list[TensorShape]:
@@ -61,7 +65,9 @@ def _pack_shape(op: Operation) -> list[TensorShape]:
 
 
 @register_op(
-    "Unpack", inputs=["value: T"], outputs=["output: num * T"],
+    "Unpack",
+    inputs=["value: T"],
+    outputs=["output: num * T"],
     attrs=["num: int >= 0", "T: type", "axis: int = 0"],
 )
 def _unpack_shape(op: Operation) -> list[TensorShape]:
@@ -77,7 +83,9 @@ def _unpack_shape(op: Operation) -> list[TensorShape]:
 
 
 @register_op(
-    "ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
+    "ConcatV2",
+    inputs=["values: N * T", "axis: Tidx"],
+    outputs=["output: T"],
     attrs=["N: int >= 2", "T: type", f"Tidx: {_INDEX}"],
 )
 def _concat_shape(op: Operation) -> list[TensorShape]:
@@ -117,8 +125,10 @@ def _concat_shape(op: Operation) -> list[TensorShape]:
 
 
 register_op(
-    "ConcatOffset", inputs=["concat_dim: int32", "shape: N * int32"],
-    outputs=["offset: N * int32"], attrs=["N: int >= 2"],
+    "ConcatOffset",
+    inputs=["concat_dim: int32", "shape: N * int32"],
+    outputs=["offset: N * int32"],
+    attrs=["N: int >= 2"],
     shape_fn=lambda op: [t.shape for t in op.inputs[1:]],
 )
 
@@ -136,7 +146,9 @@ def _split_dim(op: Operation, tensor: Tensor, rank: int | None) -> int | None:
 
 
 @register_op(
-    "Split", inputs=["split_dim: int32", "value: T"], outputs=["output: num_split * T"],
+    "Split",
+    inputs=["split_dim: int32", "value: T"],
+    outputs=["output: num_split * T"],
     attrs=["num_split: int >= 1", "T: type"],
 )
 def _split_shape(op: Operation) -> list[TensorShape]:
@@ -158,7 +170,8 @@ def _split_shape(op: Operation) -> list[TensorShape]:
 
 
 @register_op(
-    "SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
+    "SplitV",
+    inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
     outputs=["output: num_split * T"],
     attrs=["num_split: int >= 1", "T: type", "Tlen: {int32, int64} = DT_INT64"],
 )
@@ -197,12 +210,12 @@ def _split_v_shape(op: Operation) -> list[TensorShape]:
 
 
 @register_op(
-    "Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+    "Tile",
+    inputs=["input: T", "multiples: Tmultiples"],
+    outputs=["output: T"],
     attrs=["T: type", f"Tmultiples: {_INDEX}"],
 )
 def _tile_shape(op: Operation) -> list[TensorShape]:
-    from tensorweave.ops.array_ops_shape import static_shape_value
-
     value = op.inputs[0].shape
     with_rank(op, op.inputs[1].shape, 1)
     multiples = static_shape_value(op.inputs[1])
@@ -215,8 +228,10 @@ def _tile_shape(op: Operation) -> list[TensorShape]:
     value = with_rank(op, value, multiples.ndims)
     return [
         TensorShape(
-            [None if a is None or b is None else a * b
-             for a, b in zip(value.as_list(), multiples.as_list())]
+            [
+                None if a is None or b is None else a * b
+                for a, b in zip(value.as_list(), multiples.as_list())
+            ]
         )
     ]
 
@@ -239,24 +254,34 @@ def _pad_shape(op: Operation) -> list[TensorShape]:
         raise op_error(op, "Paddings must be non-negative")
     return [
         TensorShape(
-            [None if d is None else d + int(p[0]) + int(p[1])
-             for d, p in zip(value.as_list(), pads)]
+            [
+                None if d is None else d + int(p[0]) + int(p[1])
+                for d, p in zip(value.as_list(), pads)
+            ]
         )
     ]
 
 
 register_op(
-    "Pad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
-    attrs=["T: type", f"Tpaddings: {_INDEX}"], shape_fn=_pad_shape,
+    "Pad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=["T: type", f"Tpaddings: {_INDEX}"],
+    shape_fn=_pad_shape,
 )
 register_op(
-    "PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
-    outputs=["output: T"], attrs=["T: type", f"Tpaddings: {_INDEX}"], shape_fn=_pad_shape,
+    "PadV2",
+    inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
+    outputs=["output: T"],
+    attrs=["T: type", f"Tpaddings: {_INDEX}"],
+    shape_fn=_pad_shape,
 )
 
 
 @register_op(
-    "ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["output: T"],
+    "ReverseV2",
+    inputs=["tensor: T", "axis: Tidx"],
+    outputs=["output: T"],
     attrs=[
         f"Tidx: {_INDEX}",
         "T: {uint8, int8, uint16, int16, int32, int64, bool, half, float, double, complex64, "
@@ -283,7 +308,9 @@ def _reverse_shape(op: Operation) -> list[TensorShape]:
 
 
 register_op(
-    "Unique", inputs=["x: T"], outputs=["y: T", "idx: out_idx"],
+    "Unique",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx"],
     attrs=["T: type", f"out_idx: {_INDEX}"],
     shape_fn=lambda op: [TensorShape([None]), with_rank(op, op.inputs[0].shape, 1)],
 )
@@ -318,8 +345,9 @@ def stack(values: Any, axis: int = 0, name: str = "stack") -> Tensor:
     return apply_op("Pack", values=list(values), axis=axis, name=name)
 
 
-def unstack(value: Any, num: int | None = None, axis: int = 0,
-            name: str = "unstack") -> list[Tensor]:
+def unstack(
+    value: Any, num: int | None = None, axis: int = 0, name: str = "unstack"
+) -> list[Tensor]:
     """Splits `value` along `axis` into a list of rank-(R-1) tensors (follows `tf.unstack`).
 
     Raises:
@@ -360,10 +388,13 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
     return apply_op("ConcatV2", values=list(values), axis=axis, name=name)
 
 
-def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None,
-          name: str = "split") -> list[Tensor]:
-    """Splits `value` along `axis` into `num_or_size_splits` equal parts, or into parts of
-    the given sizes (one may be -1) (follows `tf.split`).
+def split(
+    value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None, name: str = "split"
+) -> list[Tensor]:
+    """Splits `value` along `axis` (follows `tf.split`).
+
+    `num_or_size_splits` is a number of equal parts, or the sizes of the parts (one may be
+    -1).
 
     Raises:
       ValueError: if the number of outputs cannot be inferred, or the sizes are statically
@@ -386,7 +417,11 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = 
         if num is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
     return apply_op(
-        "SplitV", value=value, size_splits=size_splits, split_dim=axis, num_split=num,
+        "SplitV",
+        value=value,
+        size_splits=size_splits,
+        split_dim=axis,
+        num_split=num,
         name=name,
     )[0]
 
@@ -400,21 +435,30 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa
     return apply_op("Tile", input=input, multiples=multiples, name=name)
 
 
-def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
-        constant_values: Any = 0) -> Tensor:
-    """Pads `tensor` with `paddings[i] = [before, after]` entries per dimension (follows
-    `tf.pad`; only the "CONSTANT" mode is supported).
+def pad(
+    tensor: Any,
+    paddings: Any,
+    mode: str = "CONSTANT",
+    name: str | None = None,
+    constant_values: Any = 0,
+) -> Tensor:
+    """Pads `tensor` with `paddings[i] = [before, after]` entries per dimension.
+
+    Follows `tf.pad`; only the "CONSTANT" mode is supported.
 
     Raises:
       ValueError: for an unknown mode, or statically invalid paddings.
       NotImplementedError: for "REFLECT" and "SYMMETRIC".
     """
     if mode.upper() == "CONSTANT":
-        if not _is_tensor_like(constant_values) and np.all(np.asarray(constant_values) == 0):
+        if not is_tensor_like(constant_values) and np.all(np.asarray(constant_values) == 0):
             result = apply_op("Pad", input=tensor, paddings=paddings, name=name)
         else:
             result = apply_op(
-                "PadV2", input=tensor, paddings=paddings, constant_values=constant_values,
+                "PadV2",
+                input=tensor,
+                paddings=paddings,
+                constant_values=constant_values,
                 name=name,
             )
     elif mode.upper() in ("REFLECT", "SYMMETRIC"):
@@ -425,8 +469,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = N
 
 
 def reverse_v2(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
-    """Reverses `tensor` along the dimensions in `axis` (follows `tf.reverse`, the TF 1.x
-    name of `ReverseV2`).
+    """Reverses `tensor` along the dimensions in `axis` (follows `tf.reverse`).
+
+    `tf.reverse` is the TF 1.x name of `ReverseV2`.
 
     Raises:
       ValueError: for statically out-of-range or repeated axes.
@@ -440,8 +485,9 @@ UniqueOutput = collections.namedtuple("UniqueOutput", ["y", "idx"])
 
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> UniqueOutput:
-    """The distinct values of the 1-D `x` in order of first appearance, and for each element
-    of `x` the index of its value in `y` (follows `tf.unique`).
+    """The distinct values of the 1-D `x` in order of first appearance (`tf.unique`).
+
+    Also, for each element of `x`, the index of its value in `y`.
 
     Returns:
       `(y, idx)`: `T [n_unique]` and `out_idx [len(x)]`.
@@ -455,7 +501,7 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> Uniq
 
 def _nested_dtype(values: Any) -> dtypes.DType | None:
     for v in values:
-        if _is_tensor_like(v):
+        if is_tensor_like(v):
             return v.dtype.base_dtype
         if isinstance(v, list | tuple):
             d = _nested_dtype(v)
@@ -467,7 +513,7 @@ def _nested_dtype(values: Any) -> dtypes.DType | None:
 def _cast_tensors(values: Any, dtype: dtypes.DType) -> Any:
     out = []
     for v in values:
-        if _is_tensor_like(v) and v.dtype.base_dtype is not dtype:
+        if is_tensor_like(v) and v.dtype.base_dtype is not dtype:
             from tensorweave.ops import math_ops
 
             v = math_ops.cast(v, dtype)
@@ -482,7 +528,7 @@ def _autopack(values: Any, dtype: dtypes.DType, name: str) -> Any:
     converted = []
     with graph_mod.name_scope(name) as scope:
         for i, v in enumerate(values):
-            if _is_tensor_like(v):
+            if is_tensor_like(v):
                 if v.dtype.base_dtype is not dtype:
                     raise TypeError(
                         f"Cannot convert a list containing a tensor of dtype {v.dtype.name} "
@@ -491,20 +537,22 @@ def _autopack(values: Any, dtype: dtypes.DType, name: str) -> Any:
                 must_pack = True
             elif isinstance(v, list | tuple):
                 v = _autopack(v, dtype, str(i))
-                must_pack = must_pack or _is_tensor_like(v)
+                must_pack = must_pack or is_tensor_like(v)
             converted.append(v)
         if not must_pack:
             return converted
         elems = [
-            convert_to_tensor(v) if _is_tensor_like(v)
+            convert_to_tensor(v)
+            if is_tensor_like(v)
             else constant_op.constant(v, dtype=dtype, name=str(i))
             for i, v in enumerate(converted)
         ]
         return apply_op("Pack", values=elems, name=scope)
 
 
-def _autopacking_conversion(values: Any, dtype: Any = None, name: Any = None,
-                            as_ref: bool = False) -> Any:
+def _autopacking_conversion(
+    values: Any, dtype: Any = None, name: Any = None, as_ref: bool = False
+) -> Any:
     if as_ref:
         return NotImplemented
     inferred = _nested_dtype(values)

@@ -1,6 +1,7 @@
-"""Shape ops: `Shape`, `Size`, `Rank`, `Reshape`, `ExpandDims`, `Squeeze`, `Transpose`,
-`InvertPermutation`, `Fill`, `ZerosLike`, `OnesLike`, and `tf.zeros`/`tf.ones` (follows TF 1.x
-`array_ops`). Also the static-value helpers the array shape functions share.
+"""Shape ops (follows TF 1.x `array_ops`).
+
+`Shape`, `Size`, `Rank`, `Reshape`, `ExpandDims`, `Squeeze`, `Transpose`,
+`InvertPermutation`, `Fill`, `ZerosLike`, `OnesLike`, and `tf.zeros`/`tf.ones`.
 
 Re-exported by `tensorweave.ops.array_ops`; import from there.
 """
@@ -11,213 +12,22 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, graph as graph_mod, tensor_util
+from tensorweave.framework import dtypes
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.strided_slice import validate_strided_slice
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import constant_op
-
-# ----------------------------------------------------------------- shape-fn helpers
-
-
-def shape_str(shape: TensorShape) -> str:
-    """TensorFlow's debug form of a static shape: `[2,?]`, or `?` for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
-
-
-def op_error(op: Operation, message: str) -> ValueError:
-    """A shape-inference ValueError worded as TensorFlow's (`... for 'name' (op: 'Type')
-    with input shapes: [2,3], [1].`)."""
-    shapes = ", ".join(shape_str(t.shape) for t in op.inputs)
-    return ValueError(
-        f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {shapes}."
-    )
-
-
-def with_rank(op: Operation, shape: TensorShape, rank: int) -> TensorShape:
-    """`shape` with rank `rank` enforced; ValueError in TensorFlow's words otherwise."""
-    if shape.ndims is not None and shape.ndims != rank:
-        raise op_error(op, f"Shape must be rank {rank} but is rank {shape.ndims}")
-    return shape if shape.ndims is not None else unknown_shape(rank)
-
-
-def with_rank_at_least(op: Operation, shape: TensorShape, rank: int) -> TensorShape:
-    """`shape`; ValueError in TensorFlow's words if its known rank is below `rank`."""
-    if shape.ndims is not None and shape.ndims < rank:
-        raise op_error(op, f"Shape must be at least rank {rank} but is rank {shape.ndims}")
-    return shape
-
-
-def merge_shapes(op: Operation, a: TensorShape, b: TensorShape, context: str = "") -> TensorShape:
-    """`a.merge_with(b)`, with TensorFlow's shape-inference error message."""
-    try:
-        return a.merge_with(b)
-    except ValueError:
-        if a.ndims != b.ndims:
-            msg = f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
-        else:
-            i = next(
-                i for i, (x, y) in enumerate(zip(a.as_list(), b.as_list()))
-                if x is not None and y is not None and x != y
-            )
-            msg = (
-                f"Dimension {i} in both shapes must be equal, but are {a.as_list()[i]} and "
-                f"{b.as_list()[i]}. Shapes are {shape_str(a)} and {shape_str(b)}."
-            )
-        raise op_error(op, msg + context) from None
-
-
-def static_value(tensor: Any) -> np.ndarray | None:
-    """The value of `tensor` if known while building the graph, else None.
-
-    Extends `tensor_util.constant_value` with the array ops whose outputs follow from
-    static inputs: `Reshape`, `ExpandDims`, `Squeeze`, `Pack`, `ConcatV2`, `StridedSlice`
-    and `Slice` (also of a partially known `Shape`), `GatherV2`, `Range`, `Transpose`.
-    """
-    if not isinstance(tensor, Tensor):
-        return None
-    value = tensor_util.constant_value(tensor)
-    if value is not None:
-        return value
-    op = tensor.op
-    t = op.type
-    try:
-        if t in ("Reshape", "ExpandDims", "Squeeze"):
-            x = static_value(op.inputs[0])
-            if x is None or tensor.shape.ndims is None or not tensor.shape.is_fully_defined():
-                return None
-            return x.reshape(tensor.shape.as_list())
-        if t == "Pack":
-            vals = [static_value(x) for x in op.inputs]
-            if any(v is None for v in vals):
-                return None
-            return np.stack(vals, axis=op.get_attr("axis"))
-        if t == "ConcatV2":
-            vals = [static_value(x) for x in op.inputs]
-            if any(v is None for v in vals):
-                return None
-            return np.concatenate(vals[:-1], axis=int(vals[-1]))
-        if t == "StridedSlice":
-            return _static_strided_slice(op)
-        if t == "Slice":
-            x, begin, size = (static_value(v) for v in op.inputs)
-            if x is None or begin is None or size is None:
-                return None
-            index = tuple(
-                slice(int(b), None if int(s) == -1 else int(b) + int(s))
-                for b, s in zip(begin, size)
-            )
-            return x[index]
-        if t == "GatherV2":
-            p, i, a = (static_value(v) for v in op.inputs)
-            if p is None or i is None or a is None:
-                return None
-            return np.take(p, i, axis=int(a))
-        if t == "Range":
-            s, lim, d = (static_value(v) for v in op.inputs)
-            if s is None or lim is None or d is None:
-                return None
-            dt = op.get_attr("Tidx").as_numpy_dtype
-            return np.arange(s, lim, d).astype(dt)
-        if t == "Transpose":
-            x, perm = (static_value(v) for v in op.inputs)
-            if x is None or perm is None:
-                return None
-            return np.transpose(x, perm)
-    except (ValueError, IndexError, TypeError):
-        return None
-    return None
-
-
-def _static_strided_slice(op: Operation) -> np.ndarray | None:
-    begin, end, strides = (static_value(v) for v in op.inputs[1:])
-    if begin is None or end is None or strides is None:
-        return None
-    masks = {
-        k: op.get_attr(k)
-        for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-    }
-    x = static_value(op.inputs[0])
-    if x is not None:
-        spec = validate_strided_slice(x.shape, begin, end, strides, **masks)
-        return x[spec.numpy_index()].reshape(spec.final_shape)
-    src = op.inputs[0].op
-    if src.type != "Shape" or src.inputs[0].shape.ndims is None:
-        return None
-    dims = np.array(
-        [-1 if d is None else d for d in src.inputs[0].shape.as_list()], dtype=np.int64
-    )
-    spec = validate_strided_slice(dims.shape, begin, end, strides, **masks)
-    picked = dims[spec.numpy_index()].reshape(spec.final_shape)
-    if np.any(picked < 0):
-        return None
-    return picked.astype(src.get_attr("out_type").as_numpy_dtype)
-
-
-def static_shape_value(tensor: Tensor) -> TensorShape:
-    """A `TensorShape` from a 1-D int tensor holding a shape; unknown parts (and -1) are
-    None (extends `tensor_util.constant_value_as_shape` as TensorFlow's shape inference
-    does: `Pack` of partially known scalars, `ConcatV2`, slices of `Shape`).
-
-    Raises:
-      ValueError: if a known value is below -1.
-    """
-    value = static_value(tensor)
-    if value is not None:
-        flat = value.reshape(-1)
-        if np.any(flat < -1):
-            raise ValueError(f"Invalid value in tensor used for shape: {int(flat.min())}")
-        return TensorShape([None if d < 0 else int(d) for d in flat])
-    op = tensor.op
-    if op.type == "Shape":
-        return op.inputs[0].shape
-    if op.type == "Pack":
-        dims: list[int | None] = []
-        for x in op.inputs:
-            v = static_value(x)
-            dims.append(None if v is None or int(v) < 0 else int(v))
-        return TensorShape(dims)
-    if op.type == "ConcatV2":
-        result = TensorShape([])
-        for x in op.inputs[:-1]:
-            result = result.concatenate(static_shape_value(x))
-        return result
-    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
-        sliced = _sliced_shape(op)
-        if sliced is not None:
-            return sliced
-    if tensor.shape.ndims == 1 and tensor.shape.as_list()[0] is not None:
-        return unknown_shape(tensor.shape.as_list()[0])
-    return unknown_shape()
-
-
-def _sliced_shape(op: Operation) -> TensorShape | None:
-    shape = op.inputs[0].op.inputs[0].shape
-    begin, end, strides = (static_value(v) for v in op.inputs[1:])
-    if shape.ndims is None or begin is None or end is None or strides is None:
-        return None
-    if op.get_attr("shrink_axis_mask") or op.get_attr("new_axis_mask"):
-        return None
-    spec = validate_strided_slice(
-        [shape.ndims], begin, end, strides,
-        **{k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask")},
-    )
-    dims = shape.as_list()
-    return TensorShape([dims[i] for i in range(shape.ndims)][spec.numpy_index()[0]])
-
-
-def static_int(tensor: Tensor) -> int | None:
-    """The statically known value of a scalar (or 1-element) int tensor, else None."""
-    v = static_value(tensor)
-    if v is None or v.size != 1:
-        return None
-    return int(v.reshape(-1)[0])
-
+from tensorweave.ops.array_static import (
+    is_tensor_like,
+    op_error,
+    shape_str,
+    static_shape_value,
+    static_value,
+    with_rank,
+)
 
 # --------------------------------------------------------------------- registrations
 
@@ -238,25 +48,31 @@ def _same_shape(op: Operation) -> list[TensorShape]:
 
 register_op(
     "Shape",
-    inputs=["input: T"], outputs=["output: out_type"],
+    inputs=["input: T"],
+    outputs=["output: out_type"],
     attrs=["T: type", f"out_type: {_INDEX}"],
     shape_fn=_shape_shape,
 )
 register_op(
     "Size",
-    inputs=["input: T"], outputs=["output: out_type"],
+    inputs=["input: T"],
+    outputs=["output: out_type"],
     attrs=["T: type", f"out_type: {_INDEX}"],
     shape_fn=_scalar_shape,
 )
 register_op(
-    "Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"],
+    "Rank",
+    inputs=["input: T"],
+    outputs=["output: int32"],
+    attrs=["T: type"],
     shape_fn=_scalar_shape,
 )
 
 
 @register_op(
     "Reshape",
-    inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
+    inputs=["tensor: T", "shape: Tshape"],
+    outputs=["output: T"],
     attrs=["T: type", f"Tshape: {_INDEX}"],
 )
 def _reshape_shape(op: Operation) -> list[TensorShape]:
@@ -299,7 +115,8 @@ def _reshape_shape(op: Operation) -> list[TensorShape]:
 
 @register_op(
     "ExpandDims",
-    inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
+    inputs=["input: T", "dim: Tdim"],
+    outputs=["output: T"],
     attrs=["T: type", f"Tdim: {_INDEX}"],
 )
 def _expand_dims_shape(op: Operation) -> list[TensorShape]:
@@ -321,7 +138,8 @@ def _expand_dims_shape(op: Operation) -> list[TensorShape]:
 
 @register_op(
     "Squeeze",
-    inputs=["input: T"], outputs=["output: T"],
+    inputs=["input: T"],
+    outputs=["output: T"],
     attrs=["T: type", "squeeze_dims: list(int) >= 0 = []"],
 )
 def _squeeze_shape(op: Operation) -> list[TensorShape]:
@@ -353,7 +171,8 @@ def _squeeze_shape(op: Operation) -> list[TensorShape]:
 
 @register_op(
     "Transpose",
-    inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+    inputs=["x: T", "perm: Tperm"],
+    outputs=["y: T"],
     attrs=["T: type", f"Tperm: {_INDEX}"],
 )
 def _transpose_shape(op: Operation) -> list[TensorShape]:
@@ -389,14 +208,17 @@ def _transpose_shape(op: Operation) -> list[TensorShape]:
 
 register_op(
     "InvertPermutation",
-    inputs=["x: T"], outputs=["y: T"], attrs=[f"T: {_INDEX}"],
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=[f"T: {_INDEX}"],
     shape_fn=lambda op: [with_rank(op, op.inputs[0].shape, 1)],
 )
 
 
 @register_op(
     "Fill",
-    inputs=["dims: index_type", "value: T"], outputs=["output: T"],
+    inputs=["dims: index_type", "value: T"],
+    outputs=["output: T"],
     attrs=["T: type", f"index_type: {_INDEX}"],
 )
 def _fill_shape(op: Operation) -> list[TensorShape]:
@@ -408,10 +230,11 @@ def _fill_shape(op: Operation) -> list[TensorShape]:
     return [static_shape_value(op.inputs[0])]
 
 
-register_op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"],
-            shape_fn=_same_shape)
+register_op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"], shape_fn=_same_shape)
 register_op(
-    "OnesLike", inputs=["x: T"], outputs=["y: T"],
+    "OnesLike",
+    inputs=["x: T"],
+    outputs=["y: T"],
     attrs=[
         "T: {half, float, double, int8, uint8, int16, uint16, int32, int64, complex64, "
         "complex128, bool}"
@@ -420,12 +243,6 @@ register_op(
 )
 
 # ------------------------------------------------------------------ Python wrappers
-
-
-def _is_tensor_like(x: Any) -> bool:
-    return isinstance(x, Tensor) or (
-        hasattr(x, "_as_graph_element") and hasattr(x, "dtype") and not isinstance(x, Operation)
-    )
 
 
 def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:  # noqa: A002
@@ -444,8 +261,12 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
     return shape_internal(input, name, optimize=True, out_type=out_type)
 
 
-def shape_internal(input: Any, name: str | None = None, optimize: bool = True,  # noqa: A002
-                   out_type: Any = dtypes.int32) -> Tensor:
+def shape_internal(
+    input: Any,
+    name: str | None = None,
+    optimize: bool = True,  # noqa: A002
+    out_type: Any = dtypes.int32,
+) -> Tensor:
     """`shape`, folding fully defined static shapes to a `Const` only when `optimize`."""
     out_type = dtypes.as_dtype(out_type)
     with graph_mod.name_scope(name, "Shape", [input]) as name:
@@ -476,8 +297,10 @@ def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> T
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
-    """The rank of `input` as an int32 scalar (follows `tf.rank`; a `Const` when the static
-    rank is known)."""
+    """The rank of `input` as an int32 scalar (follows `tf.rank`).
+
+    A `Const` when the static rank is known.
+    """
     with graph_mod.name_scope(name, "Rank", [input]) as name:
         x = convert_to_tensor(input)
         if x.shape.ndims is not None:
@@ -500,10 +323,15 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa
     return apply_op("Reshape", tensor=tensor, shape=shape, name=name)
 
 
-def expand_dims(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
-                dim: Any = None) -> Tensor:
-    """Inserts a dimension of size 1 at `axis` (follows `tf.expand_dims`; `dim` is the
-    deprecated alias of `axis`).
+def expand_dims(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,  # noqa: A002
+    dim: Any = None,
+) -> Tensor:
+    """Inserts a dimension of size 1 at `axis` (follows `tf.expand_dims`).
+
+    `dim` is the deprecated alias of `axis`.
 
     Raises:
       ValueError: if neither or both of `axis` and `dim` are given, or `axis` is out of
@@ -518,10 +346,15 @@ def expand_dims(input: Any, axis: Any = None, name: str | None = None,  # noqa: 
     return apply_op("ExpandDims", input=input, dim=axis, name=name)
 
 
-def squeeze(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
-            squeeze_dims: Any = None) -> Tensor:
-    """Removes dimensions of size 1: those in `axis`, or all of them (follows `tf.squeeze`;
-    `squeeze_dims` is the deprecated alias of `axis`).
+def squeeze(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,  # noqa: A002
+    squeeze_dims: Any = None,
+) -> Tensor:
+    """Removes dimensions of size 1: those in `axis`, or all of them (follows `tf.squeeze`).
+
+    `squeeze_dims` is the deprecated alias of `axis`.
 
     Raises:
       ValueError: if both `axis` and `squeeze_dims` are given, or a listed dimension is
@@ -538,10 +371,10 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
     return apply_op("Squeeze", input=input, squeeze_dims=list(axis), name=name)
 
 
-def transpose(a: Any, perm: Any = None, name: str = "transpose",
-              conjugate: bool = False) -> Tensor:
-    """Permutes the dimensions of `a`: output dim i is input dim `perm[i]` (follows
-    `tf.transpose`; the default `perm` reverses the dimensions).
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Tensor:
+    """Permutes the dimensions of `a`: output dim i is input dim `perm[i]`.
+
+    Follows `tf.transpose`; the default `perm` reverses the dimensions.
 
     Raises:
       ValueError: if `perm` is statically not a permutation of the rank.
@@ -554,11 +387,9 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose",
         if perm is None:
             r = a.shape.ndims
             if r is None:
-                from tensorweave.ops import array_ops_index, array_ops_join
+                from tensorweave.ops import array_ops_gather, array_ops_join
 
-                perm = array_ops_join.reverse_v2(
-                    array_ops_index.range(0, rank(a), 1), [0]
-                )
+                perm = array_ops_join.reverse_v2(array_ops_gather.range(0, rank(a), 1), [0])
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         return apply_op("Transpose", x=a, perm=perm, name=name)
@@ -593,7 +424,7 @@ def _zero_of(dtype: dtypes.DType) -> Any:
 
 
 def _filled(shape_arg: Any, value: Any, dtype: dtypes.DType, name: str) -> Tensor:
-    if not _is_tensor_like(shape_arg):
+    if not is_tensor_like(shape_arg):
         try:
             static = TensorShape(shape_arg)
             dims = static.as_list() if static.is_fully_defined() else None
@@ -613,8 +444,7 @@ def _filled(shape_arg: Any, value: Any, dtype: dtypes.DType, name: str) -> Tenso
 
 
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
-    """A tensor of `shape` with all elements 0 (False, or "" for strings) (follows
-    `tf.zeros`).
+    """A tensor of `shape` with all elements 0 (False, or "" for strings) (`tf.zeros`).
 
     A fully known shape with fewer than 1000 elements gives a `Const`; otherwise `Fill`.
 
@@ -635,8 +465,9 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
         return _filled(shape, True if dtype is dtypes.bool else 1, dtype, name)
 
 
-def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None,
-               optimize: bool = True) -> Tensor:
+def zeros_like(
+    tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True
+) -> Tensor:
     """Zeros with the shape of `tensor` and its dtype (or `dtype`) (follows `tf.zeros_like`).
 
     With `optimize` and a fully defined static shape the result is a constant; otherwise a
@@ -653,8 +484,9 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None,
         return apply_op("ZerosLike", x=tensor, name=name)
 
 
-def ones_like(tensor: Any, dtype: Any = None, name: str | None = None,
-              optimize: bool = True) -> Tensor:
+def ones_like(
+    tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True
+) -> Tensor:
     """Ones with the shape of `tensor` and its dtype (or `dtype`) (follows `tf.ones_like`)."""
     with graph_mod.name_scope(name, "ones_like", [tensor]) as name:
         tensor = convert_to_tensor(tensor, name="tensor")

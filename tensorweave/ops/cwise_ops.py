@@ -1,5 +1,6 @@
-"""Element-wise math ops: arithmetic, comparisons, logic, casts and the unary functions
-(follows TF 1.x `math_ops` / `gen_math_ops`).
+"""Element-wise math ops: arithmetic, comparisons, logic, casts and unary functions.
+
+Follows TF 1.x `math_ops` / `gen_math_ops`.
 
 Binary ops broadcast like NumPy; their static shapes follow TensorFlow's
 `BroadcastBinaryOpShapeFn` (an unknown dimension paired with a known dimension > 1 is
@@ -43,9 +44,7 @@ def format_shape(shape: TensorShape) -> str:
 def shape_error(op: Any, message: str) -> ValueError:
     """A ValueError worded like TensorFlow's shape-inference errors for `op`."""
     shapes = ", ".join(format_shape(t.shape) for t in op.inputs)
-    return ValueError(
-        f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {shapes}."
-    )
+    return ValueError(f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {shapes}.")
 
 
 def unchanged_shape(op: Any) -> list[TensorShape]:
@@ -111,21 +110,31 @@ def _bga_shape_fn(op: Any) -> list[TensorShape]:
 # ------------------------------------------------------------------ registrations
 def _unary(name: str, types: str, out: str = "T") -> None:
     register_op(
-        name, inputs=["x: T"], outputs=[f"y: {out}"], attrs=[f"T: {types}"],
+        name,
+        inputs=["x: T"],
+        outputs=[f"y: {out}"],
+        attrs=[f"T: {types}"],
         shape_fn=unchanged_shape,
     )
 
 
 def _binary(name: str, types: str, out: str = "T", commutative: bool = False) -> None:
     register_op(
-        name, inputs=["x: T", "y: T"], outputs=[f"z: {out}"], attrs=[f"T: {types}"],
-        shape_fn=broadcast_shape_fn, is_commutative=commutative,
+        name,
+        inputs=["x: T", "y: T"],
+        outputs=[f"z: {out}"],
+        attrs=[f"T: {types}"],
+        shape_fn=broadcast_shape_fn,
+        is_commutative=commutative,
     )
 
 
 def _unary_grad(name: str) -> None:
     register_op(
-        name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[f"T: {_UNARY_COMPLEX}"],
+        name,
+        inputs=["y: T", "dy: T"],
+        outputs=["z: T"],
+        attrs=[f"T: {_UNARY_COMPLEX}"],
         shape_fn=unchanged_shape,
     )
 
@@ -146,21 +155,30 @@ _binary("Maximum", f"{{{FLOATS}, int32, int64}}", commutative=True)
 _binary("Minimum", f"{{{FLOATS}, int32, int64}}", commutative=True)
 _binary("SquaredDifference", _BINARY_FEWER, commutative=True)
 register_op(
-    "Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[f"T: {{{FLOATS}}}"],
+    "Atan2",
+    inputs=["y: T", "x: T"],
+    outputs=["z: T"],
+    attrs=[f"T: {{{FLOATS}}}"],
     shape_fn=broadcast_shape_fn,
 )
 for _name in ("Less", "LessEqual", "Greater", "GreaterEqual"):
     _binary(_name, f"{{{REAL_NUMBER}}}", out="bool")
 for _name in ("Equal", "NotEqual"):
     register_op(
-        _name, inputs=["x: T", "y: T"], outputs=["z: bool"],
+        _name,
+        inputs=["x: T", "y: T"],
+        outputs=["z: bool"],
         attrs=[f"T: {{{NUMBER}, string, bool}}", "incompatible_shape_error: bool = true"],
-        shape_fn=_equality_shape_fn, is_commutative=True,
+        shape_fn=_equality_shape_fn,
+        is_commutative=True,
     )
 for _name in ("LogicalAnd", "LogicalOr"):
     register_op(
-        _name, inputs=["x: bool", "y: bool"], outputs=["z: bool"],
-        shape_fn=broadcast_shape_fn, is_commutative=True,
+        _name,
+        inputs=["x: bool", "y: bool"],
+        outputs=["z: bool"],
+        shape_fn=broadcast_shape_fn,
+        is_commutative=True,
     )
 register_op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"], shape_fn=unchanged_shape)
 
@@ -173,8 +191,23 @@ _unary("Round", _UNARY)
 _unary("Rint", _UNARY_REAL)
 _unary("Floor", _UNARY_REAL)
 _unary("Ceil", _UNARY_REAL)
-for _name in ("Sqrt", "Rsqrt", "Exp", "Expm1", "Log", "Log1p", "Tanh", "Sigmoid", "Sin", "Cos",
-              "Sinh", "Cosh"):
+for _name in (
+    "Sqrt",
+    "Rsqrt",
+    "Exp",
+    "Expm1",
+    "Log",
+    "Log1p",
+    "Tanh",
+    "Sigmoid",
+    "Sin",
+    "Cos",
+    "Sinh",
+    "Cosh",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+):
     _unary(_name, _UNARY_COMPLEX)
 for _name in ("Tan", "Asin", "Acos", "Atan"):
     _unary(_name, _UNARY)
@@ -184,20 +217,32 @@ for _name in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad", "ReciprocalGra
     _unary_grad(_name)
 
 register_op(
-    "Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
-    attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"], shape_fn=unchanged_shape,
+    "Cast",
+    inputs=["x: SrcT"],
+    outputs=["y: DstT"],
+    attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
+    shape_fn=unchanged_shape,
 )
 register_op(
-    "Conj", inputs=["input: T"], outputs=["output: T"],
-    attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"], shape_fn=unchanged_shape,
+    "Conj",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"],
+    shape_fn=unchanged_shape,
 )
 register_op(
-    "CheckNumerics", inputs=["tensor: T"], outputs=["output: T"],
-    attrs=[f"T: {{{FLOATS}}}", "message: string"], shape_fn=unchanged_shape,
+    "CheckNumerics",
+    inputs=["tensor: T"],
+    outputs=["output: T"],
+    attrs=[f"T: {{{FLOATS}}}", "message: string"],
+    shape_fn=unchanged_shape,
 )
 register_op(
-    "BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T", "r1: T"],
-    attrs=["T: {int32, int64} = DT_INT32"], shape_fn=_bga_shape_fn,
+    "BroadcastGradientArgs",
+    inputs=["s0: T", "s1: T"],
+    outputs=["r0: T", "r1: T"],
+    attrs=["T: {int32, int64} = DT_INT32"],
+    shape_fn=_bga_shape_fn,
 )
 
 
@@ -212,8 +257,9 @@ def _base(t: Any) -> dtypes.DType:
 
 # ------------------------------------------------------------ binary functions
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """`x + y` element-wise with broadcasting; strings concatenate (follows TF 1.x `tf.add`,
-    op `Add`).
+    """`x + y` element-wise with broadcasting; strings concatenate.
+
+    Follows TF 1.x `tf.add` (op `Add`; the `+` operator builds `AddV2` for numbers).
 
     Args:
       x: a numeric or string Tensor (or a value convertible to one).
@@ -252,8 +298,11 @@ def multiply(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def realdiv(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """`x / y` element-wise for real types (follows `tf.realdiv`, op `RealDiv`); integer
-    inputs divide truncating toward zero, and dividing by zero is an InvalidArgumentError."""
+    """`x / y` element-wise for real types (follows `tf.realdiv`, op `RealDiv`).
+
+    Integer inputs divide truncating toward zero; integer division by zero raises
+    InvalidArgumentError at run time.
+    """
     return apply_op("RealDiv", x=x, y=y, name=name)
 
 
@@ -285,8 +334,7 @@ def truncatediv(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """Remainder with the sign of `y`, `x - floor(x / y) * y` (follows `tf.floormod` /
-    `tf.mod`, op `FloorMod`)."""
+    """Remainder with the sign of `y`, `x - floor(x / y) * y` (follows `tf.floormod`)."""
     return apply_op("FloorMod", x=x, y=y, name=name)
 
 
@@ -346,8 +394,9 @@ def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def div(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """`x / y` with Python 2 semantics (follows TF 1.x `tf.div`): `RealDiv` for floating and
-    complex types, `FloorDiv` (flooring) for integers.
+    """`x / y` with Python 2 semantics (follows TF 1.x `tf.div`).
+
+    Builds `RealDiv` for floating and complex types, `FloorDiv` (flooring) for integers.
 
     Raises:
       TypeError: if `x` and `y` have different dtypes.
@@ -362,8 +411,10 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # noqa: A001
-    """`x ** y` element-wise (follows `tf.pow`, op `Pow`); integer inputs with negative
-    exponents raise InvalidArgumentError at run time."""
+    """`x ** y` element-wise (follows `tf.pow`, op `Pow`).
+
+    Integer inputs with negative exponents raise InvalidArgumentError at run time.
+    """
     with _scope(name, "Pow", [x]) as scope:
         return apply_op("Pow", x=x, y=y, name=scope)
 
@@ -390,52 +441,52 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 
 # ---------------------------------------------------------------- comparisons
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x < y` element-wise with broadcasting (follows `tf.less`)."""
+    """Element-wise `x < y` with broadcasting, as bool (follows `tf.less`)."""
     return apply_op("Less", x=x, y=y, name=name)
 
 
 def less_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x <= y` element-wise (follows `tf.less_equal`)."""
+    """Element-wise `x <= y`, as bool (follows `tf.less_equal`)."""
     return apply_op("LessEqual", x=x, y=y, name=name)
 
 
 def greater(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x > y` element-wise (follows `tf.greater`)."""
+    """Element-wise `x > y`, as bool (follows `tf.greater`)."""
     return apply_op("Greater", x=x, y=y, name=name)
 
 
 def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x >= y` element-wise (follows `tf.greater_equal`)."""
+    """Element-wise `x >= y`, as bool (follows `tf.greater_equal`)."""
     return apply_op("GreaterEqual", x=x, y=y, name=name)
 
 
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x == y` element-wise, any dtype including string (follows `tf.equal`)."""
+    """Element-wise `x == y` for any dtype including string (follows `tf.equal`)."""
     return apply_op("Equal", x=x, y=y, name=name)
 
 
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x != y` element-wise (follows `tf.not_equal`)."""
+    """Element-wise `x != y`, as bool (follows `tf.not_equal`)."""
     return apply_op("NotEqual", x=x, y=y, name=name)
 
 
 def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x AND y` with broadcasting (follows `tf.logical_and`)."""
+    """Element-wise `x AND y` of bool tensors (follows `tf.logical_and`)."""
     return apply_op("LogicalAnd", x=x, y=y, name=name)
 
 
 def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """bool `x OR y` with broadcasting (follows `tf.logical_or`)."""
+    """Element-wise `x OR y` of bool tensors (follows `tf.logical_or`)."""
     return apply_op("LogicalOr", x=x, y=y, name=name)
 
 
 def logical_not(x: Any, name: str | None = None) -> Tensor:
-    """bool `NOT x` (follows `tf.logical_not`)."""
+    """Element-wise `NOT x` of a bool tensor (follows `tf.logical_not`)."""
     return apply_op("LogicalNot", x=x, name=name)
 
 
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
-    """bool `x XOR y`, built as `(x | y) & ~(x & y)` (follows `tf.logical_xor`)."""
+    """Element-wise `x XOR y`, built as `(x | y) & ~(x & y)` (follows `tf.logical_xor`)."""
     return apply_op(
         "LogicalAnd",
         x=apply_op("LogicalOr", x=x, y=y),
@@ -474,15 +525,40 @@ acos = _unary_fn("Acos", "Arccosine element-wise (follows `tf.acos`).")
 atan = _unary_fn("Atan", "Arctangent element-wise (follows `tf.atan`).")
 sinh = _unary_fn("Sinh", "Hyperbolic sine element-wise (follows `tf.sinh`).")
 cosh = _unary_fn("Cosh", "Hyperbolic cosine element-wise (follows `tf.cosh`).")
+asinh = _unary_fn("Asinh", "Inverse hyperbolic sine element-wise (follows `tf.asinh`).")
+acosh = _unary_fn("Acosh", "Inverse hyperbolic cosine; NaN below 1 (follows `tf.acosh`).")
+atanh = _unary_fn("Atanh", "Inverse hyperbolic tangent element-wise (follows `tf.atanh`).")
 is_nan = _unary_fn("IsNan", "bool: which elements are NaN (follows `tf.is_nan`).")
 is_inf = _unary_fn("IsInf", "bool: which elements are +-inf (follows `tf.is_inf`).")
 is_finite = _unary_fn("IsFinite", "bool: which elements are finite (follows `tf.is_finite`).")
 for _fn, _name in (
-    (negative, "negative"), (square, "square"), (sqrt, "sqrt"), (rsqrt, "rsqrt"), (exp, "exp"),
-    (expm1, "expm1"), (log, "log"), (log1p, "log1p"), (sign, "sign"),
-    (reciprocal, "reciprocal"), (floor, "floor"), (ceil, "ceil"), (rint, "rint"), (sin, "sin"),
-    (cos, "cos"), (tan, "tan"), (asin, "asin"), (acos, "acos"), (atan, "atan"), (sinh, "sinh"),
-    (cosh, "cosh"), (is_nan, "is_nan"), (is_inf, "is_inf"), (is_finite, "is_finite"),
+    (negative, "negative"),
+    (square, "square"),
+    (sqrt, "sqrt"),
+    (rsqrt, "rsqrt"),
+    (exp, "exp"),
+    (expm1, "expm1"),
+    (log, "log"),
+    (log1p, "log1p"),
+    (sign, "sign"),
+    (reciprocal, "reciprocal"),
+    (floor, "floor"),
+    (ceil, "ceil"),
+    (rint, "rint"),
+    (sin, "sin"),
+    (cos, "cos"),
+    (tan, "tan"),
+    (asin, "asin"),
+    (acos, "acos"),
+    (atan, "atan"),
+    (sinh, "sinh"),
+    (cosh, "cosh"),
+    (asinh, "asinh"),
+    (acosh, "acosh"),
+    (atanh, "atanh"),
+    (is_nan, "is_nan"),
+    (is_inf, "is_inf"),
+    (is_finite, "is_finite"),
 ):
     _fn.__name__ = _fn.__qualname__ = _name
 neg = negative
@@ -500,8 +576,7 @@ def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001
 
 
 def round(x: Any, name: str | None = None) -> Tensor:  # noqa: A001
-    """Rounds half to even (banker's rounding); integer tensors are returned unchanged
-    (follows `tf.round`)."""
+    """Rounds half to even (banker's rounding), as `tf.round`; ints are returned as is."""
     x = convert_to_tensor(x, name="x")
     if _base(x).is_integer:
         return x
@@ -626,18 +701,26 @@ def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor
 
 
 def broadcast_gradient_args(s0: Any, s1: Any, name: str | None = None) -> list[Tensor]:
-    """The reduction indices `(r0, r1)` that sum a broadcast gradient back to shapes `s0`
-    and `s1` (TensorFlow's `BroadcastGradientArgs`; int32 or int64 1-D inputs)."""
+    """`BroadcastGradientArgs`: the axes `(r0, r1)` that sum a gradient back to `s0`, `s1`.
+
+    Args:
+      s0: int32 or int64 vector, the shape of the first broadcast operand.
+      s1: same dtype, the shape of the second.
+      name: op name.
+    """
     return apply_op("BroadcastGradientArgs", s0=s0, s1=s1, name=name)
 
 
 __all__ = [
     "abs",
     "acos",
+    "acosh",
     "add",
     "asin",
+    "asinh",
     "atan",
     "atan2",
+    "atanh",
     "cast",
     "ceil",
     "check_numerics",

@@ -19,11 +19,8 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework.tensor_shape import TensorShape, dimension_value
 from tensorweave.framework.tensor_util import to_numpy
-from tensorweave.ops import array_ops, constant_op, random_ops
+from tensorweave.ops import array_ops, constant_op, math_ops, random_ops
 
-# TensorFlow writes `zeros`/`ones` of this many elements or more as `Fill`, smaller ones
-# as a `Const` holding every element.
-_FILL_THRESHOLD = 1000
 # scipy.stats.truncnorm.std(a=-2, b=2, loc=0., scale=1.): the standard deviation of a
 # unit normal truncated at two standard deviations (TensorFlow's constant).
 _TRUNCATED_STDDEV = 0.87962566103423978
@@ -50,28 +47,11 @@ def _assert_float_dtype(dtype: dtypes.DType) -> dtypes.DType:
     return dtype
 
 
-def _filled(shape: Any, fill: str, dtype: dtypes.DType) -> Any:
-    """A tensor of zeros/ones of `dtype` (`Const`, or `Fill` for large shapes when
-    `array_ops.fill` exists), as TensorFlow's `array_ops.zeros`/`ones` build it."""
-    dims = _dims(shape)
-    if dtype is dtypes.string:
-        if fill != "zeros":
-            raise TypeError("Cannot create a tensor of ones of dtype string")
-        value: Any = b""
-    elif dtype.is_bool:
-        value = fill == "ones"
-    else:
-        value = 0 if fill == "zeros" else 1
-    name = "zeros" if fill == "zeros" else "ones"
-    fill_fn = getattr(array_ops, "fill", None)
-    if fill_fn is not None and int(np.prod(dims)) >= _FILL_THRESHOLD:
-        return fill_fn(dims, constant_op.constant(value, dtype=dtype), name=name)
-    return constant_op.constant(value, dtype=dtype, shape=dims, name=name)
-
-
 def _compute_fans(shape: list[int]) -> tuple[int, int]:
-    """(fan_in, fan_out) of a weight shape; kernels `[..., in, out]` count the receptive
-    field (TensorFlow's `_compute_fans`)."""
+    """(fan_in, fan_out) of a weight shape (TensorFlow's `_compute_fans`).
+
+    Kernels `[..., in, out]` multiply both by the receptive field size.
+    """
     if len(shape) < 1:
         fan_in = fan_out = 1
     elif len(shape) == 1:
@@ -105,15 +85,14 @@ class Initializer:
 
 
 class Zeros(Initializer):
-    """Zeros of any dtype (`""` for strings, False for bools) (follows
-    `tf.zeros_initializer`)."""
+    """Zeros of any dtype, `""` for strings and False for bools (`tf.zeros_initializer`)."""
 
     def __init__(self, dtype: Any = dtypes.float32):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
         """A `Tensor` of `shape` filled with zeros."""
-        return _filled(shape, "zeros", dtypes.as_dtype(dtype or self.dtype).base_dtype)
+        return array_ops.zeros(_dims(shape), dtypes.as_dtype(dtype or self.dtype))
 
     def get_config(self) -> dict[str, Any]:
         """`{"dtype": name}`."""
@@ -129,12 +108,11 @@ class Ones(Zeros):
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
         """A `Tensor` of `shape` filled with ones."""
-        return _filled(shape, "ones", dtypes.as_dtype(dtype or self.dtype).base_dtype)
+        return array_ops.ones(_dims(shape), dtypes.as_dtype(dtype or self.dtype))
 
 
 class Constant(Initializer):
-    """A constant value, reshaped to the requested shape (follows TF 1.x
-    `tf.constant_initializer`).
+    """A constant value in the requested shape (follows TF 1.x `tf.constant_initializer`).
 
     A scalar fills the shape; a list/array with fewer elements than the shape is padded
     with its last element; more elements is an error.
@@ -160,8 +138,13 @@ class Constant(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
         self._verify_shape = verify_shape
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None,
-                 verify_shape: bool | None = None) -> Any:
+    def __call__(
+        self,
+        shape: Any,
+        dtype: Any = None,
+        partition_info: Any = None,
+        verify_shape: bool | None = None,
+    ) -> Any:
         """A `Const` of `shape` holding the value."""
         dtype = dtypes.as_dtype(dtype or self.dtype).base_dtype
         verify = self._verify_shape if verify_shape is None else verify_shape
@@ -196,8 +179,13 @@ class RandomUniform(Initializer):
       dtype: default dtype (floating or int32/int64).
     """
 
-    def __init__(self, minval: Any = 0, maxval: Any = None, seed: int | None = None,
-                 dtype: Any = dtypes.float32):
+    def __init__(
+        self,
+        minval: Any = 0,
+        maxval: Any = None,
+        seed: int | None = None,
+        dtype: Any = dtypes.float32,
+    ):
         self.minval = minval
         self.maxval = maxval
         self.seed = seed
@@ -211,8 +199,12 @@ class RandomUniform(Initializer):
 
     def get_config(self) -> dict[str, Any]:
         """`{"minval", "maxval", "seed", "dtype"}`."""
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed,
-                "dtype": self.dtype.name}
+        return {
+            "minval": self.minval,
+            "maxval": self.maxval,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class RandomNormal(Initializer):
@@ -230,8 +222,13 @@ class RandomNormal(Initializer):
 
     _op = staticmethod(random_ops.random_normal)
 
-    def __init__(self, mean: Any = 0.0, stddev: Any = 1.0, seed: int | None = None,
-                 dtype: Any = dtypes.float32):
+    def __init__(
+        self,
+        mean: Any = 0.0,
+        stddev: Any = 1.0,
+        seed: int | None = None,
+        dtype: Any = dtypes.float32,
+    ):
         self.mean = mean
         self.stddev = stddev
         self.seed = seed
@@ -243,20 +240,28 @@ class RandomNormal(Initializer):
 
     def get_config(self) -> dict[str, Any]:
         """`{"mean", "stddev", "seed", "dtype"}`."""
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
-                "dtype": self.dtype.name}
+        return {
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class TruncatedNormal(RandomNormal):
-    """Normal values re-drawn beyond two standard deviations (follows
-    `tf.truncated_normal_initializer`); same arguments as `RandomNormal`."""
+    """Normal values re-drawn beyond two stddevs (`tf.truncated_normal_initializer`).
+
+    Same arguments as `RandomNormal`.
+    """
 
     _op = staticmethod(random_ops.truncated_normal)
 
 
 class UniformUnitScaling(Initializer):
-    """Uniform in `[-sqrt(3 / in) * factor, sqrt(3 / in) * factor]` with `in` the product of
-    all dimensions but the last (follows the deprecated `tf.uniform_unit_scaling_initializer`).
+    """Uniform values that keep the input scale (`tf.uniform_unit_scaling_initializer`).
+
+    The range is `[-sqrt(3 / in) * factor, sqrt(3 / in) * factor]`, with `in` the product
+    of all dimensions but the last. Deprecated in TensorFlow in favour of `VarianceScaling`.
 
     Args:
       factor: multiplicative factor.
@@ -264,8 +269,7 @@ class UniformUnitScaling(Initializer):
       dtype: default dtype (floating).
     """
 
-    def __init__(self, factor: float = 1.0, seed: int | None = None,
-                 dtype: Any = dtypes.float32):
+    def __init__(self, factor: float = 1.0, seed: int | None = None, dtype: Any = dtypes.float32):
         self.factor = factor
         self.seed = seed
         self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
@@ -277,8 +281,9 @@ class UniformUnitScaling(Initializer):
         for dim in scale_shape[:-1]:
             input_size *= float(dim)
         max_val = math.sqrt(3 / max(input_size, 1.0)) * self.factor
-        return random_ops.random_uniform(shape, -max_val, max_val, dtype or self.dtype,
-                                         seed=self.seed)
+        return random_ops.random_uniform(
+            shape, -max_val, max_val, dtype or self.dtype, seed=self.seed
+        )
 
     def get_config(self) -> dict[str, Any]:
         """`{"factor", "seed", "dtype"}`."""
@@ -306,9 +311,14 @@ class VarianceScaling(Initializer):
         non-floating dtype.
     """
 
-    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
-                 distribution: str = "truncated_normal", seed: int | None = None,
-                 dtype: Any = dtypes.float32):
+    def __init__(
+        self,
+        scale: float = 1.0,
+        mode: str = "fan_in",
+        distribution: str = "truncated_normal",
+        seed: int | None = None,
+        dtype: Any = dtypes.float32,
+    ):
         if scale <= 0.0:
             raise ValueError("`scale` must be positive float.")
         if mode not in {"fan_in", "fan_out", "fan_avg"}:
@@ -340,17 +350,23 @@ class VarianceScaling(Initializer):
 
     def get_config(self) -> dict[str, Any]:
         """`{"scale", "mode", "distribution", "seed", "dtype"}`."""
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed, "dtype": self.dtype.name}
+        return {
+            "scale": self.scale,
+            "mode": self.mode,
+            "distribution": self.distribution,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class GlorotUniform(VarianceScaling):
-    """Glorot/Xavier uniform: `U(-limit, limit)`, `limit = sqrt(6 / (fan_in + fan_out))`
-    (follows `tf.glorot_uniform_initializer`)."""
+    """Glorot/Xavier uniform (follows `tf.glorot_uniform_initializer`).
+
+    Values are `U(-limit, limit)` with `limit = sqrt(6 / (fan_in + fan_out))`.
+    """
 
     def __init__(self, seed: int | None = None, dtype: Any = dtypes.float32):
-        super().__init__(scale=1.0, mode="fan_avg", distribution="uniform", seed=seed,
-                         dtype=dtype)
+        super().__init__(scale=1.0, mode="fan_avg", distribution="uniform", seed=seed, dtype=dtype)
 
     def get_config(self) -> dict[str, Any]:
         """`{"seed", "dtype"}`."""
@@ -358,18 +374,22 @@ class GlorotUniform(VarianceScaling):
 
 
 class GlorotNormal(GlorotUniform):
-    """Glorot/Xavier normal: truncated normal with variance `2 / (fan_in + fan_out)`
-    (follows `tf.glorot_normal_initializer`)."""
+    """Glorot/Xavier normal (follows `tf.glorot_normal_initializer`).
+
+    A truncated normal with variance `2 / (fan_in + fan_out)`.
+    """
 
     def __init__(self, seed: int | None = None, dtype: Any = dtypes.float32):
-        VarianceScaling.__init__(self, scale=1.0, mode="fan_avg",
-                                 distribution="truncated_normal", seed=seed, dtype=dtype)
+        VarianceScaling.__init__(
+            self, scale=1.0, mode="fan_avg", distribution="truncated_normal", seed=seed, dtype=dtype
+        )
 
 
 class Orthogonal(Initializer):
-    """A (semi-)orthogonal matrix, reshaped to `shape`, times `gain` (follows
-    `tf.orthogonal_initializer`): the Q factor of a normal matrix's QR decomposition,
-    with column signs fixed by R's diagonal.
+    """A (semi-)orthogonal matrix times `gain` (follows `tf.orthogonal_initializer`).
+
+    The Q factor of a normal matrix's QR decomposition, column signs fixed by R's
+    diagonal, reshaped to `shape`.
 
     Args:
       gain: multiplicative factor.
@@ -381,24 +401,20 @@ class Orthogonal(Initializer):
       NotImplementedError: (when called) while `tensorweave.ops.linalg_ops.qr` is missing.
     """
 
-    def __init__(self, gain: float = 1.0, seed: int | None = None,
-                 dtype: Any = dtypes.float32):
+    def __init__(self, gain: float = 1.0, seed: int | None = None, dtype: Any = dtypes.float32):
         self.gain = gain
         self.seed = seed
         self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        """A tensor of `shape` whose flattened `[prod(shape[:-1]), shape[-1]]` matrix has
-        orthonormal rows or columns."""
-        from tensorweave.ops import math_ops
-
+        """A tensor of `shape`; as a `[prod(shape[:-1]), shape[-1]]` matrix, orthonormal."""
+        dims = _dims(shape)
+        if len(dims) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
         try:
             from tensorweave.ops import linalg_ops
         except ImportError as e:
             raise NotImplementedError("Orthogonal needs tensorweave.ops.linalg_ops.qr") from e
-        dims = _dims(shape)
-        if len(dims) < 2:
-            raise ValueError("The tensor to initialize must be at least two-dimensional")
         rows, cols = int(np.prod(dims[:-1])), dims[-1]
         flat_shape = (cols, rows) if rows < cols else (rows, cols)
         a = random_ops.random_normal(flat_shape, dtype=dtype or self.dtype, seed=self.seed)
@@ -414,8 +430,9 @@ class Orthogonal(Initializer):
 
 
 class Identity(Initializer):
-    """`gain` times the identity matrix (follows `tf.initializers.identity`); a partition
-    gets its slice of the full matrix. Built as one `Const`.
+    """`gain` times the identity matrix (follows `tf.initializers.identity`).
+
+    A partition gets its slice of the full matrix. Built as one `Const`.
 
     Args:
       gain: multiplicative factor.
@@ -457,19 +474,27 @@ def _variance_scaling_fn(scale: float, mode: str, distribution: str, doc: str) -
 
 
 he_normal = _variance_scaling_fn(
-    2.0, "fan_in", "truncated_normal",
+    2.0,
+    "fan_in",
+    "truncated_normal",
     "He normal: truncated normal, variance `2 / fan_in` (follows `tf.initializers.he_normal`).",
 )
 he_uniform = _variance_scaling_fn(
-    2.0, "fan_in", "uniform",
+    2.0,
+    "fan_in",
+    "uniform",
     "He uniform: limit `sqrt(6 / fan_in)` (follows `tf.initializers.he_uniform`).",
 )
 lecun_normal = _variance_scaling_fn(
-    1.0, "fan_in", "truncated_normal",
+    1.0,
+    "fan_in",
+    "truncated_normal",
     "LeCun normal: truncated normal, variance `1 / fan_in` (`tf.initializers.lecun_normal`).",
 )
 lecun_uniform = _variance_scaling_fn(
-    1.0, "fan_in", "uniform",
+    1.0,
+    "fan_in",
+    "uniform",
     "LeCun uniform: limit `sqrt(3 / fan_in)` (follows `tf.initializers.lecun_uniform`).",
 )
 he_normal.__name__, he_uniform.__name__ = "he_normal", "he_uniform"

@@ -1,5 +1,6 @@
-"""Checkpoint I/O ops: `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`, `ShardedFilename`,
-`ShardedFilespec` (follows TensorFlow's `core/ops/io_ops.cc`), and `StringJoin`.
+"""Checkpoint I/O ops (follows TensorFlow's `core/ops/io_ops.cc`) and `StringJoin`.
+
+Ops: `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`.
 
 The ops run where they are placed: in a cluster each parameter server writes (and reads)
 the shard of the variables it holds. The file format is described in
@@ -128,8 +129,12 @@ def _as_str(value: Any) -> str:
 
 register_op(
     "SaveV2",
-    inputs=["prefix: string", "tensor_names: string", "shape_and_slices: string",
-            "tensors: dtypes"],
+    inputs=[
+        "prefix: string",
+        "tensor_names: string",
+        "shape_and_slices: string",
+        "tensors: dtypes",
+    ],
     attrs=["dtypes: list(type)"],
     is_stateful=True,
     shape_fn=_save_v2_shape,
@@ -171,8 +176,9 @@ if "StringJoin" not in op_def_registry:
     )
 
 
-def save_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, tensors: Any,
-            name: str | None = None) -> Any:
+def save_v2(
+    prefix: Any, tensor_names: Any, shape_and_slices: Any, tensors: Any, name: str | None = None
+) -> Any:
     """Writes `tensors` to the V2 checkpoint `prefix` (follows `gen_io_ops.save_v2`).
 
     Args:
@@ -190,12 +196,19 @@ def save_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, tensors: Any,
       errors.OpError: at run time, `NotFoundError`/`PermissionDeniedError` for unwritable
         paths, `UnimplementedError` for non-empty slice specs.
     """
-    return apply_op("SaveV2", prefix=prefix, tensor_names=tensor_names,
-                    shape_and_slices=shape_and_slices, tensors=list(tensors), name=name)
+    return apply_op(
+        "SaveV2",
+        prefix=prefix,
+        tensor_names=tensor_names,
+        shape_and_slices=shape_and_slices,
+        tensors=list(tensors),
+        name=name,
+    )
 
 
-def restore_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, dtypes: Any,
-               name: str | None = None) -> list[Any]:
+def restore_v2(
+    prefix: Any, tensor_names: Any, shape_and_slices: Any, dtypes: Any, name: str | None = None
+) -> list[Any]:
     """Reads tensors from the V2 checkpoint `prefix` (follows `gen_io_ops.restore_v2`).
 
     Args:
@@ -215,13 +228,23 @@ def restore_v2(prefix: Any, tensor_names: Any, shape_and_slices: Any, dtypes: An
       errors.DataLossError: at run time, for corrupt or truncated files.
     """
     types = [dtypes_lib.as_dtype(d).base_dtype for d in dtypes]
-    out = apply_op("RestoreV2", prefix=prefix, tensor_names=tensor_names,
-                   shape_and_slices=shape_and_slices, dtypes=types, name=name)
+    out = apply_op(
+        "RestoreV2",
+        prefix=prefix,
+        tensor_names=tensor_names,
+        shape_and_slices=shape_and_slices,
+        dtypes=types,
+        name=name,
+    )
     return list(out[0])
 
 
-def merge_v2_checkpoints(checkpoint_prefixes: Any, destination_prefix: Any,
-                         delete_old_dirs: bool = True, name: str | None = None) -> Any:
+def merge_v2_checkpoints(
+    checkpoint_prefixes: Any,
+    destination_prefix: Any,
+    delete_old_dirs: bool = True,
+    name: str | None = None,
+) -> Any:
     """Merges V2 checkpoints into one (follows `gen_io_ops.merge_v2_checkpoints`).
 
     Args:
@@ -234,27 +257,29 @@ def merge_v2_checkpoints(checkpoint_prefixes: Any, destination_prefix: Any,
       The `MergeV2Checkpoints` Operation; its data files are moved, never copied, and the
       merged index is written last.
     """
-    return apply_op("MergeV2Checkpoints", checkpoint_prefixes=checkpoint_prefixes,
-                    destination_prefix=destination_prefix, delete_old_dirs=delete_old_dirs,
-                    name=name)
+    return apply_op(
+        "MergeV2Checkpoints",
+        checkpoint_prefixes=checkpoint_prefixes,
+        destination_prefix=destination_prefix,
+        delete_old_dirs=delete_old_dirs,
+        name=name,
+    )
 
 
 def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | None = None):
-    """`"%s-%05d-of-%05d" % (basename, shard, num_shards)` as a string scalar (follows
-    `gen_io_ops.sharded_filename`)."""
-    return apply_op("ShardedFilename", basename=basename, shard=shard, num_shards=num_shards,
-                    name=name)
+    """`"%s-%05d-of-%05d" % (basename, shard, num_shards)` (`gen_io_ops.sharded_filename`)."""
+    return apply_op(
+        "ShardedFilename", basename=basename, shard=shard, num_shards=num_shards, name=name
+    )
 
 
 def sharded_filespec(basename: Any, num_shards: Any, name: str | None = None) -> Any:
-    """`"%s-?????-of-%05d" % (basename, num_shards)` as a string scalar (follows
-    `gen_io_ops.sharded_filespec`)."""
+    """`"%s-?????-of-%05d" % (basename, num_shards)` (`gen_io_ops.sharded_filespec`)."""
     return apply_op("ShardedFilespec", basename=basename, num_shards=num_shards, name=name)
 
 
 def string_join(inputs: Any, separator: str = "", name: str | None = None) -> Any:
-    """Concatenates string tensors element-wise, scalars broadcast (follows
-    `tf.strings.join`)."""
+    """Concatenates string tensors element-wise, scalars broadcast (`tf.strings.join`)."""
     return apply_op("StringJoin", inputs=list(inputs), separator=separator, name=name)
 
 

@@ -1,5 +1,6 @@
-"""`tf.Print`, `tf.Assert` and the `tf.assert_*` checks (follows TF 1.x `logging_ops`,
-`control_flow_ops.Assert` and `check_ops`).
+"""`tf.Print`, `tf.Assert` and the `tf.assert_*` checks.
+
+Follows TF 1.x `logging_ops`, `control_flow_ops.Assert` and `check_ops`.
 
 `Print` and `Assert` are stateful ops, so they are never folded or deduplicated; like any
 op they run only when something that is fetched depends on them (use the `Print` output,
@@ -26,15 +27,20 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_n_to_tensor, convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops import control_flow_ops
+from tensorweave.ops import array_ops, control_flow_ops, math_ops
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 
 register_op(
     "Print",
     inputs=["input: T", "data: U"],
     outputs=["output: T"],
-    attrs=["T: type", "U: list(type)", "message: string = ''", "first_n: int = -1",
-           "summarize: int = 3"],
+    attrs=[
+        "T: type",
+        "U: list(type)",
+        "message: string = ''",
+        "first_n: int = -1",
+        "summarize: int = 3",
+    ],
     is_stateful=True,
     shape_fn=lambda op: [op.inputs[0].shape],
 )
@@ -64,8 +70,7 @@ def Print(  # noqa: N802  (TensorFlow's public name)
     summarize: int | None = None,
     name: str | None = None,
 ) -> Tensor:
-    """`input_`, printing `message` and `data` to stderr whenever it is computed (follows TF
-    1.x `tf.Print`).
+    """`input_`, printing `message` and `data` to stderr when computed (TF 1.x `tf.Print`).
 
     The line is `message` followed by `[values]` for each tensor of `data`, e.g.
     `x is [1 2 3...]`; multi-dimensional values print as nested brackets.
@@ -82,7 +87,8 @@ def Print(  # noqa: N802  (TensorFlow's public name)
       A `Tensor` with the value, dtype and shape of `input_`.
     """
     attrs = {
-        k: v for k, v in (("message", message), ("first_n", first_n), ("summarize", summarize))
+        k: v
+        for k, v in (("message", message), ("first_n", first_n), ("summarize", summarize))
         if v is not None
     }
     return apply_op("Print", input=input_, data=list(data), name=name, **attrs)
@@ -123,25 +129,33 @@ def _static_string(item: Any) -> str:
 
 
 def _assert_static(condition: bool, data: list[Any]) -> None:
-    """Raises InvalidArgumentError when a statically known check fails (TensorFlow's
-    `check_ops._assert_static`)."""
+    """Raises InvalidArgumentError for a failed static check (`check_ops._assert_static`)."""
     if not condition:
         raise errors.InvalidArgumentError(None, None, "\n".join(_static_string(d) for d in data))
 
 
 def _binary_assert(
-    sym: str, opname: str, op_func: str, static_func: Callable[..., Any], x: Any, y: Any,
-    data: Any, summarize: int | None, message: str | None, name: str | None,
+    sym: str,
+    opname: str,
+    op_func: str,
+    static_func: Callable[..., Any],
+    x: Any,
+    y: Any,
+    data: Any,
+    summarize: int | None,
+    message: str | None,
+    name: str | None,
 ) -> Operation:
-    from tensorweave.ops import math_ops
-
     with graph_mod.name_scope(name, opname, [x, y, *(data or [])]):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y")
         if data is None:
             data = [
                 f"Condition x {sym} y did not hold element-wise:",
-                f"x ({x.name}) = ", x, f"y ({y.name}) = ", y,
+                f"x ({x.name}) = ",
+                x,
+                f"y ({y.name}) = ",
+                y,
             ]
         if message is not None:
             data = [message, *data]
@@ -152,8 +166,14 @@ def _binary_assert(
         return Assert(condition, data, summarize=summarize)
 
 
-def assert_equal(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                 message: str | None = None, name: str | None = None) -> Operation:
+def assert_equal(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x == y` element-wise, with broadcasting (follows TF 1.x `tf.assert_equal`).
 
     Args:
@@ -175,93 +195,172 @@ def assert_equal(x: Any, y: Any, data: Any = None, summarize: int | None = None,
     if x is y:
         with graph_mod.name_scope(name, "assert_equal", [x, y]):
             return control_flow_ops.no_op()
-    return _binary_assert("==", "assert_equal", "equal", np.equal, x, y, data, summarize,
-                          message, name)
+    return _binary_assert(
+        "==", "assert_equal", "equal", np.equal, x, y, data, summarize, message, name
+    )
 
 
-def assert_none_equal(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                      message: str | None = None, name: str | None = None) -> Operation:
+def assert_none_equal(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x != y` element-wise (follows `tf.assert_none_equal`); see `assert_equal`."""
-    return _binary_assert("!=", "assert_none_equal", "not_equal", np.not_equal, x, y, data,
-                          summarize, message, name)
+    return _binary_assert(
+        "!=", "assert_none_equal", "not_equal", np.not_equal, x, y, data, summarize, message, name
+    )
 
 
-def assert_less(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                message: str | None = None, name: str | None = None) -> Operation:
+def assert_less(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x < y` element-wise (follows `tf.assert_less`); see `assert_equal`."""
-    return _binary_assert("<", "assert_less", "less", np.less, x, y, data, summarize,
-                          message, name)
+    return _binary_assert("<", "assert_less", "less", np.less, x, y, data, summarize, message, name)
 
 
-def assert_less_equal(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                      message: str | None = None, name: str | None = None) -> Operation:
+def assert_less_equal(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x <= y` element-wise (follows `tf.assert_less_equal`); see `assert_equal`."""
-    return _binary_assert("<=", "assert_less_equal", "less_equal", np.less_equal, x, y, data,
-                          summarize, message, name)
+    return _binary_assert(
+        "<=", "assert_less_equal", "less_equal", np.less_equal, x, y, data, summarize, message, name
+    )
 
 
-def assert_greater(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                   message: str | None = None, name: str | None = None) -> Operation:
+def assert_greater(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x > y` element-wise (follows `tf.assert_greater`); see `assert_equal`."""
-    return _binary_assert(">", "assert_greater", "greater", np.greater, x, y, data, summarize,
-                          message, name)
+    return _binary_assert(
+        ">", "assert_greater", "greater", np.greater, x, y, data, summarize, message, name
+    )
 
 
-def assert_greater_equal(x: Any, y: Any, data: Any = None, summarize: int | None = None,
-                         message: str | None = None, name: str | None = None) -> Operation:
+def assert_greater_equal(
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x >= y` element-wise (follows `tf.assert_greater_equal`)."""
-    return _binary_assert(">=", "assert_greater_equal", "greater_equal", np.greater_equal, x,
-                          y, data, summarize, message, name)
+    return _binary_assert(
+        ">=",
+        "assert_greater_equal",
+        "greater_equal",
+        np.greater_equal,
+        x,
+        y,
+        data,
+        summarize,
+        message,
+        name,
+    )
 
 
 def _sign_assert(
-    opname: str, sym: str, zero_first: bool, check: Callable[..., Operation], x: Any,
-    data: Any, summarize: int | None, message: str | None, name: str | None,
+    opname: str,
+    sym: str,
+    zero_first: bool,
+    check: Callable[..., Operation],
+    x: Any,
+    data: Any,
+    summarize: int | None,
+    message: str | None,
+    name: str | None,
 ) -> Operation:
     with graph_mod.name_scope(name, opname, [x, *(data or [])]):
         x = convert_to_tensor(x, name="x")
         if data is None:
-            data = [message or "", f"Condition x {sym} did not hold element-wise:",
-                    f"x ({x.name}) = ", x]
+            data = [
+                message or "",
+                f"Condition x {sym} did not hold element-wise:",
+                f"x ({x.name}) = ",
+                x,
+            ]
         zero = convert_to_tensor(0, dtype=x.dtype)
         lhs, rhs = (zero, x) if zero_first else (x, zero)
         return check(lhs, rhs, data=data, summarize=summarize)
 
 
-def assert_positive(x: Any, data: Any = None, summarize: int | None = None,
-                    message: str | None = None, name: str | None = None) -> Operation:
+def assert_positive(
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x > 0` element-wise (follows `tf.assert_positive`).
 
     Raises:
       errors.InvalidArgumentError: now for failing constants, else at run time.
     """
-    return _sign_assert("assert_positive", "> 0", True, assert_less, x, data, summarize,
-                        message, name)
+    return _sign_assert(
+        "assert_positive", "> 0", True, assert_less, x, data, summarize, message, name
+    )
 
 
-def assert_non_negative(x: Any, data: Any = None, summarize: int | None = None,
-                        message: str | None = None, name: str | None = None) -> Operation:
+def assert_non_negative(
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x >= 0` element-wise (follows `tf.assert_non_negative`)."""
-    return _sign_assert("assert_non_negative", ">= 0", True, assert_less_equal, x, data,
-                        summarize, message, name)
+    return _sign_assert(
+        "assert_non_negative", ">= 0", True, assert_less_equal, x, data, summarize, message, name
+    )
 
 
-def assert_negative(x: Any, data: Any = None, summarize: int | None = None,
-                    message: str | None = None, name: str | None = None) -> Operation:
+def assert_negative(
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x < 0` element-wise (follows `tf.assert_negative`)."""
-    return _sign_assert("assert_negative", "< 0", False, assert_less, x, data, summarize,
-                        message, name)
+    return _sign_assert(
+        "assert_negative", "< 0", False, assert_less, x, data, summarize, message, name
+    )
 
 
-def assert_non_positive(x: Any, data: Any = None, summarize: int | None = None,
-                        message: str | None = None, name: str | None = None) -> Operation:
+def assert_non_positive(
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts `x <= 0` element-wise (follows `tf.assert_non_positive`)."""
-    return _sign_assert("assert_non_positive", "<= 0", False, assert_less_equal, x, data,
-                        summarize, message, name)
+    return _sign_assert(
+        "assert_non_positive", "<= 0", False, assert_less_equal, x, data, summarize, message, name
+    )
 
 
-def assert_type(tensor: Any, tf_type: Any, message: str | None = None,
-                name: str | None = None) -> Operation:
+def assert_type(
+    tensor: Any, tf_type: Any, message: str | None = None, name: str | None = None
+) -> Operation:
     """Statically asserts `tensor.dtype == tf_type` (follows `tf.assert_type`).
 
     Raises:
@@ -275,18 +374,22 @@ def assert_type(tensor: Any, tf_type: Any, message: str | None = None,
         return control_flow_ops.no_op("statically_determined_correct_type")
 
 
-def _rank_condition(x: Tensor, rank: Tensor, static_ok: Callable[[int, int], bool],
-                    dynamic_op: str, make_data: Callable[[], list[Any]],
-                    summarize: int | None) -> Operation:
-    """The op checking a rank condition; a `NoOp` when it holds statically. `make_data` is
-    only called (building a `Shape` op) when the check must run.
+def _rank_condition(
+    x: Tensor,
+    rank: Tensor,
+    static_ok: Callable[[int, int], bool],
+    dynamic_op: str,
+    make_data: Callable[[], list[Any]],
+    summarize: int | None,
+) -> Operation:
+    """The op checking a rank condition; a `NoOp` when it holds statically.
+
+    `make_data` is only called (building a `Shape` op) when the check must run.
 
     Raises:
       TypeError: if `rank` is not int32.
       ValueError: "Static rank condition failed" when it fails statically.
     """
-    from tensorweave.ops import array_ops, math_ops
-
     if rank.dtype.base_dtype != dtypes.int32:
         raise TypeError(f"  {rank.name} must be of type {dtypes.int32}")
     rank_static = constant_value(rank)
@@ -306,9 +409,18 @@ def _rank_condition(x: Tensor, rank: Tensor, static_ok: Callable[[int, int], boo
     return Assert(condition, data, summarize=summarize)
 
 
-def _assert_rank_impl(opname: str, what: str, static_ok: Callable[[int, int], bool],
-                      dynamic_op: str, x: Any, rank: Any, data: Any, summarize: int | None,
-                      message: str | None, name: str | None) -> Operation:
+def _assert_rank_impl(
+    opname: str,
+    what: str,
+    static_ok: Callable[[int, int], bool],
+    dynamic_op: str,
+    x: Any,
+    rank: Any,
+    data: Any,
+    summarize: int | None,
+    message: str | None,
+    name: str | None,
+) -> Operation:
     with graph_mod.name_scope(name, opname, [x, rank, *(data or [])]):
         x = convert_to_tensor(x, name="x")
         rank = convert_to_tensor(rank, name="rank")
@@ -317,10 +429,13 @@ def _assert_rank_impl(opname: str, what: str, static_ok: Callable[[int, int], bo
         def make_data() -> list[Any]:
             if data is not None:
                 return list(data)
-            from tensorweave.ops import array_ops
-
-            return [message, f"Tensor {x.name} must have {what}", rank, "Received shape: ",
-                    array_ops.shape(x)]
+            return [
+                message,
+                f"Tensor {x.name} must have {what}",
+                rank,
+                "Received shape: ",
+                array_ops.shape(x),
+            ]
 
         try:
             return _rank_condition(x, rank, static_ok, dynamic_op, make_data, summarize)
@@ -333,8 +448,14 @@ def _assert_rank_impl(opname: str, what: str, static_ok: Callable[[int, int], bo
             raise
 
 
-def assert_rank(x: Any, rank: Any, data: Any = None, summarize: int | None = None,
-                message: str | None = None, name: str | None = None) -> Operation:
+def assert_rank(
+    x: Any,
+    rank: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts that `x` has rank `rank` (follows TF 1.x `tf.assert_rank`).
 
     Args:
@@ -352,15 +473,32 @@ def assert_rank(x: Any, rank: Any, data: Any = None, summarize: int | None = Non
       ValueError: if the static rank of `x` differs from a constant `rank`.
       TypeError: if `rank` is not int32.
     """
-    return _assert_rank_impl("assert_rank", "rank", lambda a, b: a == b, "equal", x, rank,
-                             data, summarize, message, name)
+    return _assert_rank_impl(
+        "assert_rank", "rank", lambda a, b: a == b, "equal", x, rank, data, summarize, message, name
+    )
 
 
-def assert_rank_at_least(x: Any, rank: Any, data: Any = None, summarize: int | None = None,
-                         message: str | None = None, name: str | None = None) -> Operation:
+def assert_rank_at_least(
+    x: Any,
+    rank: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts that `x` has rank `rank` or more (follows `tf.assert_rank_at_least`)."""
-    return _assert_rank_impl("assert_rank_at_least", "rank at least", lambda a, b: a >= b,
-                             "greater_equal", x, rank, data, summarize, message, name)
+    return _assert_rank_impl(
+        "assert_rank_at_least",
+        "rank at least",
+        lambda a, b: a >= b,
+        "greater_equal",
+        x,
+        rank,
+        data,
+        summarize,
+        message,
+        name,
+    )
 
 
 __all__ = [

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
@@ -52,8 +53,9 @@ def _const(value: Any, dtype: dtypes.DType) -> Tensor:
 def static_reduction_indices(
     xs: tuple[int | None, ...], ys: tuple[int | None, ...]
 ) -> tuple[list[int], list[int]] | None:
-    """TensorFlow's `BroadcastGradientArgs` computed from (partial) static shapes, or None
-    when some dimension's broadcast depends on run-time sizes.
+    """TensorFlow's `BroadcastGradientArgs` from (partial) static shapes, or None.
+
+    None means that some dimension's broadcast depends on run-time sizes.
 
     Summing over a dimension of size 1 and reshaping back changes nothing, so an input
     whose dimension is 1 is always reduced there, and an input whose unknown dimension
@@ -90,8 +92,9 @@ def static_reduction_indices(
     return rx, ry
 
 
-def _sum_to_static(g: Tensor, x: Tensor, xs: tuple[int | None, ...], r: list[int],
-                   out_rank: int) -> Tensor:
+def _sum_to_static(
+    g: Tensor, x: Tensor, xs: tuple[int | None, ...], r: list[int], out_rank: int
+) -> Tensor:
     if not r:
         return g
     s = reduction_ops.reduce_sum(g, r)
@@ -249,18 +252,32 @@ def _atan2_grad(op: Any, grad: Any) -> tuple[Any, Any]:
     grad = _dense(grad)
     y, x = op.inputs
     to_y, to_x = _broadcast_reducers(y, x)
-    grad_inv = cwise_ops.divide(
-        grad, cwise_ops.add(cwise_ops.square(x), cwise_ops.square(y))
-    )
+    grad_inv = cwise_ops.divide(grad, cwise_ops.add(cwise_ops.square(x), cwise_ops.square(y)))
     return (
         to_y(cwise_ops.multiply(x, grad_inv)),
         to_x(cwise_ops.multiply(cwise_ops.negative(y), grad_inv)),
     )
 
 
-for _name in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-              "LogicalAnd", "LogicalOr", "LogicalNot", "IsNan", "IsInf", "IsFinite",
-              "ArgMax", "ArgMin", "All", "Any", "BroadcastGradientArgs"):
+for _name in (
+    "Less",
+    "LessEqual",
+    "Greater",
+    "GreaterEqual",
+    "Equal",
+    "NotEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalNot",
+    "IsNan",
+    "IsInf",
+    "IsFinite",
+    "ArgMax",
+    "ArgMin",
+    "All",
+    "Any",
+    "BroadcastGradientArgs",
+):
     no_gradient(_name)
 
 
@@ -308,8 +325,6 @@ def _sigmoid_grad(op: Any, grad: Any) -> Any:
 
 
 def _unary_grad_op(op_type: str, y: Tensor, dy: Any) -> Tensor:
-    from tensorweave.framework.op_def_library import apply_op
-
     return apply_op(op_type, y=y, dy=_dense(dy))
 
 
@@ -403,6 +418,22 @@ def _cosh_grad(op: Any, grad: Any) -> Any:
     return cwise_ops.multiply(_dense(grad), cwise_ops.sinh(cwise_ops.conj(op.inputs[0])))
 
 
+@RegisterGradient("Asinh")
+def _asinh_grad(op: Any, grad: Any) -> Any:
+    return cwise_ops.divide(_dense(grad), cwise_ops.cosh(cwise_ops.conj(op.outputs[0])))
+
+
+@RegisterGradient("Acosh")
+def _acosh_grad(op: Any, grad: Any) -> Any:
+    return cwise_ops.divide(_dense(grad), cwise_ops.sinh(cwise_ops.conj(op.outputs[0])))
+
+
+@RegisterGradient("Atanh")
+def _atanh_grad(op: Any, grad: Any) -> Any:
+    x = cwise_ops.conj(op.inputs[0])
+    return cwise_ops.multiply(_dense(grad), cwise_ops.reciprocal(_one_minus_square(x)))
+
+
 # ------------------------------------------- second order (the *Grad helper ops)
 @RegisterGradient("SqrtGrad")
 def _sqrt_grad_grad(op: Any, grad: Any) -> tuple[Any, Any]:
@@ -462,8 +493,7 @@ def _reciprocal_grad_grad(op: Any, grad: Any) -> tuple[Any, Any]:
 
 
 # ---------------------------------------------------------- casts and checks
-_FLOATING = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
-             dtypes.complex128)
+_FLOATING = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
 
 @RegisterGradient("Cast")
@@ -504,8 +534,6 @@ def _matmul_grad(op: Any, grad: Any) -> tuple[Any, Any]:
     a, b = cwise_ops.conj(op.inputs[0]), cwise_ops.conj(op.inputs[1])
 
     def mm(p: Tensor, q: Tensor, ta: bool = False, tb: bool = False) -> Tensor:
-        from tensorweave.framework.op_def_library import apply_op
-
         return apply_op("MatMul", a=p, b=q, transpose_a=ta, transpose_b=tb)
 
     if not t_a and not t_b:
@@ -528,8 +556,7 @@ def _batch_matmul_grads(op: Any, grad: Any) -> tuple[Tensor, Tensor]:
         return mm(grad, y), mm(grad, x, adjoint_a=True)
     if not adj_y:
         return mm(y, grad, adjoint_b=True), mm(x, grad)
-    return mm(y, grad, adjoint_a=True, adjoint_b=True), mm(grad, x, adjoint_a=True,
-                                                            adjoint_b=True)
+    return mm(y, grad, adjoint_a=True, adjoint_b=True), mm(grad, x, adjoint_a=True, adjoint_b=True)
 
 
 @RegisterGradient("BatchMatMul")
@@ -559,9 +586,12 @@ def _batch_matmul_v2_grad(op: Any, grad: Any) -> tuple[Tensor, Tensor]:
 
 # ----------------------------------------------------------------- reductions
 def _reduction_layout(x: Tensor, axes_t: Tensor) -> tuple[Any, Any, list[int] | None]:
-    """For a reduction of `x` over `axes_t`: the keep-dims shape (reshape target, a list
-    with at most one -1 when static, else a Tensor), the Tile multiples back to `x`'s shape
-    (a list when static, else a Tensor), and the sorted reduced axes when static."""
+    """How a reduction of `x` over `axes_t` maps back to `x`: `(kept, multiples, axes)`.
+
+    `kept` is the keep-dims shape (a list with at most one -1 when static, else a Tensor),
+    `multiples` the Tile multiples back to `x`'s shape (a list when static, else a
+    Tensor), `axes` the sorted reduced axes when static, else None.
+    """
     array_ops = _array_ops()
     shape = x.shape
     axes = constant_value(axes_t)
@@ -647,8 +677,9 @@ RegisterGradient("Min")(_min_or_max_grad)
 
 @RegisterGradient("Prod")
 def _prod_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
-    """Products of all other entries from an exclusive cumprod from each side, so that
-    zeros in the input are handled exactly (TensorFlow's method).
+    """Products of all other entries, from exclusive cumprods of each side (TF's method).
+
+    Zeros in the input are handled exactly.
 
     Raises:
       ValueError: when the input rank or the reduction axes are not known statically.
@@ -670,9 +701,11 @@ def _prod_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
     other = [i for i in range(rank) if i not in red]
     perm = red + other
     dims = x.shape.as_list()
-    reduced_num = None if any(dims[i] is None for i in red) else int(np.prod([dims[i] for i in red]))
-    other_num = None if any(dims[i] is None for i in other) else int(
-        np.prod([dims[i] for i in other])
+    reduced_num = (
+        None if any(dims[i] is None for i in red) else int(np.prod([dims[i] for i in red]))
+    )
+    other_num = (
+        None if any(dims[i] is None for i in other) else int(np.prod([dims[i] for i in other]))
     )
     permuted = x if perm == list(range(rank)) else array_ops.transpose(x, perm)
     if reduced_num is not None and other_num is not None:
@@ -683,10 +716,12 @@ def _prod_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
         target = [-1, other_num]
     else:
         in_shape = array_ops.shape(x)
-        target = array_ops.stack([
-            reduction_ops.reduce_prod(array_ops.gather(in_shape, red)),
-            reduction_ops.reduce_prod(array_ops.gather(in_shape, other)),
-        ])
+        target = array_ops.stack(
+            [
+                reduction_ops.reduce_prod(array_ops.gather(in_shape, red)),
+                reduction_ops.reduce_prod(array_ops.gather(in_shape, other)),
+            ]
+        )
     reshaped = array_ops.reshape(permuted, target)
     left = reduction_ops.cumprod(reshaped, axis=0, exclusive=True)
     right = reduction_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
@@ -737,7 +772,9 @@ def _unsorted_segment_sum_grad(op: Any, grad: Any) -> tuple[Tensor, None, None]:
 @RegisterGradient("Cumsum")
 def _cumsum_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
     return reduction_ops.cumsum(
-        _dense(grad), op.inputs[1], exclusive=op.get_attr("exclusive"),
+        _dense(grad),
+        op.inputs[1],
+        exclusive=op.get_attr("exclusive"),
         reverse=not op.get_attr("reverse"),
     ), None
 

@@ -1,5 +1,6 @@
-"""Math ops: the public `tf.*` math functions and the operator overloads of `Tensor`
-(follows TF 1.x `math_ops`).
+"""Math ops: the public `tf.*` math functions and `Tensor`'s operator overloads.
+
+Follows TF 1.x `math_ops`.
 
 The ops themselves are declared in `cwise_ops` (element-wise, casts), `reduction_ops`
 (reductions, `add_n`, segment sums, cumulative ops) and `matmul_ops`; this module
@@ -17,7 +18,10 @@ from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import cwise_ops, matmul_ops, reduction_ops
 from tensorweave.ops.cwise_ops import *  # noqa: F403
-from tensorweave.ops.cwise_ops import (
+
+# NOTE: add_v2, broadcast_gradient_args, neg, batch_matmul and reduced_shape are module API
+# that TensorFlow keeps out of the top-level namespace (not in __all__).
+from tensorweave.ops.cwise_ops import (  # noqa: F401
     _add_dispatch,
     add_v2,
     broadcast_gradient_args,
@@ -25,15 +29,18 @@ from tensorweave.ops.cwise_ops import (
     truediv,
 )
 from tensorweave.ops.matmul_ops import *  # noqa: F403
-from tensorweave.ops.matmul_ops import batch_matmul
+from tensorweave.ops.matmul_ops import batch_matmul  # noqa: F401
 from tensorweave.ops.reduction_ops import *  # noqa: F403
-from tensorweave.ops.reduction_ops import reduced_shape
+from tensorweave.ops.reduction_ops import reduced_shape  # noqa: F401
 
 
 # --------------------------------------------------------- operator overloads
 def _binary_operator(func: Any, op_name: str) -> tuple[Any, Any]:
-    """TensorFlow's `binary_op_wrapper` / `r_binary_op_wrapper` pair for `func`: the other
-    operand is converted with this tensor's base dtype, inside a `<op_name>` name scope."""
+    """TensorFlow's `binary_op_wrapper` / `r_binary_op_wrapper` pair for `func`.
+
+    The other operand is converted with this tensor's base dtype, inside an `<op_name>`
+    name scope.
+    """
 
     def binary_op_wrapper(x: Tensor, y: Any) -> Any:
         with graph_mod.name_scope(None, op_name, [x, y]) as name:
@@ -86,7 +93,6 @@ def _install_operators() -> None:
 _install_operators()
 
 __all__ = sorted({*cwise_ops.__all__, *matmul_ops.__all__, *reduction_ops.__all__})
-_ = (add_v2, batch_matmul, broadcast_gradient_args, neg, reduced_shape)  # module API
 
 # NOTE: imported last: gradient functions use the functions above.
 from tensorweave.ops import math_grad  # noqa: E402, F401

@@ -1,5 +1,6 @@
-"""Stateful random ops and the graph/op seed rules (follows TF 1.x `random_ops` and
-`framework/random_seed`).
+"""Stateful random ops and the graph/op seed rules.
+
+Follows TF 1.x `random_ops` and `framework/random_seed`.
 
 Every random op carries two int attrs, `seed` and `seed2`, derived by `get_seed` from the
 graph-level seed (`tf.set_random_seed`) and the op-level `seed` argument. Both zero means
@@ -95,8 +96,12 @@ register_op(
 )
 # TensorFlow declares all of these not differentiable (random_ops.py).
 for _op_type in (
-    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
-    "RandomShuffle", "Multinomial",
+    "RandomUniform",
+    "RandomStandardNormal",
+    "TruncatedNormal",
+    "RandomUniformInt",
+    "RandomShuffle",
+    "Multinomial",
 ):
     no_gradient(_op_type)
 
@@ -131,7 +136,8 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
         if op_seed is None:
             op_seed = graph._last_id
         seeds: tuple[int | None, int | None] = (
-            _truncate_seed(int(global_seed)), _truncate_seed(int(op_seed)),
+            _truncate_seed(int(global_seed)),
+            _truncate_seed(int(op_seed)),
         )
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, _truncate_seed(int(op_seed))
@@ -204,7 +210,11 @@ def random_uniform(
         seeds = _seed_attrs(seed)
         if dtype.is_integer:
             return apply_op(
-                "RandomUniformInt", shape=shape_t, minval=minval, maxval=maxval, name=scope,
+                "RandomUniformInt",
+                shape=shape_t,
+                minval=minval,
+                maxval=maxval,
+                name=scope,
                 **seeds,
             )
         rnd = apply_op("RandomUniform", shape=shape_t, dtype=dtype, **seeds)
@@ -212,8 +222,14 @@ def random_uniform(
 
 
 def _scaled_normal(
-    op_type: str, default_name: str, shape: Any, mean: Any, stddev: Any, dtype: Any,
-    seed: int | None, name: str | None,
+    op_type: str,
+    default_name: str,
+    shape: Any,
+    mean: Any,
+    stddev: Any,
+    dtype: Any,
+    seed: int | None,
+    name: str | None,
 ) -> Tensor:
     dtype = dtypes.as_dtype(dtype)
     with graph_mod.name_scope(name, default_name, [shape, mean, stddev]) as scope:
@@ -232,8 +248,7 @@ def random_normal(
     seed: int | None = None,
     name: str | None = None,
 ) -> Tensor:
-    """Normal values with the given mean and standard deviation (follows TF 1.x
-    `tf.random_normal`).
+    """Normal values of the given mean and stddev (follows TF 1.x `tf.random_normal`).
 
     Args:
       shape: 1-D int32/int64 tensor or Python list: the output shape.
@@ -262,9 +277,9 @@ def truncated_normal(
     seed: int | None = None,
     name: str | None = None,
 ) -> Tensor:
-    """Normal values re-drawn until within two standard deviations of the mean (follows
-    TF 1.x `tf.truncated_normal`); the result's standard deviation is about
-    `0.88 * stddev`.
+    """Normal values re-drawn beyond two stddevs (follows TF 1.x `tf.truncated_normal`).
+
+    The result's standard deviation is about `0.88 * stddev`.
 
     Args:
       shape: 1-D int32/int64 tensor or Python list: the output shape.
@@ -327,8 +342,11 @@ def multinomial(
     with graph_mod.name_scope(name, "multinomial", [logits]):
         logits = convert_to_tensor(logits, name="logits")
         return apply_op(
-            "Multinomial", logits=logits, num_samples=num_samples,
-            output_dtype=dtypes.as_dtype(output_dtype or dtypes.int64), **_seed_attrs(seed),
+            "Multinomial",
+            logits=logits,
+            num_samples=num_samples,
+            output_dtype=dtypes.as_dtype(output_dtype or dtypes.int64),
+            **_seed_attrs(seed),
         )
 
 

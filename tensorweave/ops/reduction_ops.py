@@ -1,8 +1,10 @@
-"""Reductions (`Sum`, `Mean`, `Max`, `Min`, `Prod`, `All`, `Any`), `ArgMax`/`ArgMin`,
-`AddN`, `UnsortedSegmentSum` and `Cumsum`/`Cumprod` (follows TF 1.x `math_ops`).
+"""Reductions and the other many-to-one math ops (follows TF 1.x `math_ops`).
 
-Also registers the conversion of `IndexedSlices` to dense tensors (an
-`UnsortedSegmentSum` of the rows, as TensorFlow does).
+`Sum`, `Mean`, `Max`, `Min`, `Prod`, `All`, `Any`, `ArgMax`/`ArgMin`, `AddN`,
+`UnsortedSegmentSum` and `Cumsum`/`Cumprod`.
+
+`IndexedSlices` are densified with `unsorted_segment_sum` by the conversion function that
+`gradients_impl` registers.
 """
 
 from __future__ import annotations
@@ -17,10 +19,7 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
-from tensorweave.framework.tensor_conversion import (
-    convert_to_tensor,
-    register_tensor_conversion_function,
-)
+from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import constant_op, cwise_ops
@@ -119,44 +118,69 @@ def _segment_shape(op: Any) -> list[TensorShape]:
 
 # ------------------------------------------------------------------ registrations
 for _name, _types in (
-    ("Sum", NUMBER), ("Mean", NUMBER), ("Prod", NUMBER), ("Max", NUMBER), ("Min", NUMBER),
+    ("Sum", NUMBER),
+    ("Mean", NUMBER),
+    ("Prod", NUMBER),
+    ("Max", NUMBER),
+    ("Min", NUMBER),
 ):
     register_op(
-        _name, inputs=["input: T", "reduction_indices: Tidx"], outputs=["output: T"],
+        _name,
+        inputs=["input: T", "reduction_indices: Tidx"],
+        outputs=["output: T"],
         attrs=["keep_dims: bool = false", f"T: {{{_types}}}", "Tidx: {int32, int64} = DT_INT32"],
         shape_fn=_reduction_shape,
     )
 for _name in ("All", "Any"):
     register_op(
-        _name, inputs=["input: bool", "reduction_indices: Tidx"], outputs=["output: bool"],
+        _name,
+        inputs=["input: bool", "reduction_indices: Tidx"],
+        outputs=["output: bool"],
         attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"],
         shape_fn=_reduction_shape,
     )
 for _name in ("ArgMax", "ArgMin"):
     register_op(
-        _name, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
-        attrs=[f"T: {{{NUMBER}}}", "Tidx: {int32, int64} = DT_INT32",
-               "output_type: {int32, int64} = DT_INT64"],
+        _name,
+        inputs=["input: T", "dimension: Tidx"],
+        outputs=["output: output_type"],
+        attrs=[
+            f"T: {{{NUMBER}}}",
+            "Tidx: {int32, int64} = DT_INT32",
+            "output_type: {int32, int64} = DT_INT64",
+        ],
         shape_fn=_arg_shape,
     )
 register_op(
-    "AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
-    attrs=["N: int >= 1", f"T: {{{NUMBER}, variant}}"], shape_fn=_add_n_shape,
+    "AddN",
+    inputs=["inputs: N * T"],
+    outputs=["sum: T"],
+    attrs=["N: int >= 1", f"T: {{{NUMBER}, variant}}"],
+    shape_fn=_add_n_shape,
     is_commutative=True,
 )
 register_op(
     "UnsortedSegmentSum",
     inputs=["data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"],
     outputs=["output: T"],
-    attrs=[f"T: {{{NUMBER}}}", "Tindices: {int32, int64}",
-           "Tnumsegments: {int32, int64} = DT_INT32"],
+    attrs=[
+        f"T: {{{NUMBER}}}",
+        "Tindices: {int32, int64}",
+        "Tnumsegments: {int32, int64} = DT_INT32",
+    ],
     shape_fn=_segment_shape,
 )
 for _name in ("Cumsum", "Cumprod"):
     register_op(
-        _name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
-        attrs=["exclusive: bool = false", "reverse: bool = false", f"T: {{{NUMBER}}}",
-               "Tidx: {int32, int64} = DT_INT32"],
+        _name,
+        inputs=["x: T", "axis: Tidx"],
+        outputs=["out: T"],
+        attrs=[
+            "exclusive: bool = false",
+            "reverse: bool = false",
+            f"T: {{{NUMBER}}}",
+            "Tidx: {int32, int64} = DT_INT32",
+        ],
         shape_fn=cwise_ops.unchanged_shape,
     )
 
@@ -171,8 +195,9 @@ def _lookup(new_name: str, new: Any, old_name: str, old: Any) -> Any:
 def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: Any) -> Tensor:
     keepdims = bool(keepdims) if keepdims is not None else False
     if axis is not None:
-        return apply_op(op_type, input=input_tensor, reduction_indices=axis,
-                        keep_dims=keepdims, name=name)
+        return apply_op(
+            op_type, input=input_tensor, reduction_indices=axis, keep_dims=keepdims, name=name
+        )
     x = input_tensor if isinstance(input_tensor, Tensor) else convert_to_tensor(input_tensor)
     rank = x.shape.ndims
     if rank is not None:
@@ -226,7 +251,8 @@ def _reduce_fn(op_type: str, api: str, doc: str) -> Any:
 
 reduce_sum = _reduce_fn("Sum", "reduce_sum", "Sum of elements across dimensions")
 reduce_mean = _reduce_fn(
-    "Mean", "reduce_mean",
+    "Mean",
+    "reduce_mean",
     "Mean of elements across dimensions; integer means round toward zero",
 )
 reduce_max = _reduce_fn("Max", "reduce_max", "Maximum across dimensions (-inf when empty)")
@@ -244,12 +270,17 @@ def reduce_logsumexp(
     reduction_indices: Any = None,
     keep_dims: bool | None = None,
 ) -> Tensor:
-    """`log(sum(exp(x)))` across dimensions, computed stably by subtracting the (finite)
-    maximum first (follows `tf.reduce_logsumexp`).
+    """`log(sum(exp(x)))` across dimensions (follows `tf.reduce_logsumexp`).
+
+    Computed stably: the (finite) maximum is subtracted first and added back.
 
     Args:
       input_tensor: a floating tensor.
-      axis, keepdims, name, reduction_indices, keep_dims: as for `reduce_sum`.
+      axis: dimensions to reduce, as for `reduce_sum`; None reduces all.
+      keepdims: keep reduced dimensions with length 1.
+      name: name scope of the ops.
+      reduction_indices: deprecated alias of `axis`.
+      keep_dims: deprecated alias of `keepdims`.
 
     Returns:
       The reduced tensor of the input's dtype.
@@ -273,19 +304,32 @@ def reduce_logsumexp(
         return reduce_sum(cwise_ops.add(kept, my_max), axis, keepdims=False, name=scope)
 
 
-def _arg(op_type: str, input: Any, axis: Any, name: Any, dimension: Any,  # noqa: A002
-         output_type: Any) -> Tensor:
+def _arg(
+    op_type: str,
+    input: Any,
+    axis: Any,
+    name: Any,
+    dimension: Any,  # noqa: A002
+    output_type: Any,
+) -> Tensor:
     axis = _lookup("axis", axis, "dimension", dimension)
     if axis is None:
         axis = 0
-    return apply_op(op_type, input=input, dimension=axis,
-                    output_type=dtypes.as_dtype(output_type), name=name)
+    return apply_op(
+        op_type, input=input, dimension=axis, output_type=dtypes.as_dtype(output_type), name=name
+    )
 
 
-def argmax(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
-           dimension: Any = None, output_type: Any = dtypes.int64) -> Tensor:
-    """Index of the largest value along `axis` (default 0); the first index among ties
-    (follows TF 1.x `tf.argmax`).
+def argmax(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,  # noqa: A002
+    dimension: Any = None,
+    output_type: Any = dtypes.int64,
+) -> Tensor:
+    """Index of the largest value along `axis` (default 0) (follows TF 1.x `tf.argmax`).
+
+    Ties give the first index.
 
     Returns:
       `output_type` (int64 by default) tensor with `axis` removed.
@@ -296,24 +340,47 @@ def argmax(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
     return _arg("ArgMax", input, axis, name, dimension, output_type)
 
 
-def argmin(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
-           dimension: Any = None, output_type: Any = dtypes.int64) -> Tensor:
+def argmin(
+    input: Any,
+    axis: Any = None,
+    name: str | None = None,  # noqa: A002
+    dimension: Any = None,
+    output_type: Any = dtypes.int64,
+) -> Tensor:
     """Index of the smallest value along `axis` (default 0) (follows TF 1.x `tf.argmin`)."""
     return _arg("ArgMin", input, axis, name, dimension, output_type)
 
 
-def arg_max(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002
-            name: str | None = None) -> Tensor:
+def arg_max(
+    input: Any,
+    dimension: Any,
+    output_type: Any = dtypes.int64,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     """The `ArgMax` op directly (follows the deprecated `tf.arg_max`)."""
-    return apply_op("ArgMax", input=input, dimension=dimension,
-                    output_type=dtypes.as_dtype(output_type), name=name)
+    return apply_op(
+        "ArgMax",
+        input=input,
+        dimension=dimension,
+        output_type=dtypes.as_dtype(output_type),
+        name=name,
+    )
 
 
-def arg_min(input: Any, dimension: Any, output_type: Any = dtypes.int64,  # noqa: A002
-            name: str | None = None) -> Tensor:
+def arg_min(
+    input: Any,
+    dimension: Any,
+    output_type: Any = dtypes.int64,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     """The `ArgMin` op directly (follows the deprecated `tf.arg_min`)."""
-    return apply_op("ArgMin", input=input, dimension=dimension,
-                    output_type=dtypes.as_dtype(output_type), name=name)
+    return apply_op(
+        "ArgMin",
+        input=input,
+        dimension=dimension,
+        output_type=dtypes.as_dtype(output_type),
+        name=name,
+    )
 
 
 def _as_tensor_or_slices(value: Any) -> Any:
@@ -321,8 +388,9 @@ def _as_tensor_or_slices(value: Any) -> Any:
 
 
 def add_n(inputs: Any, name: str | None = None) -> Tensor:
-    """Element-wise sum of a list of same-shape, same-dtype tensors (follows `tf.add_n`; no
-    broadcasting). `IndexedSlices` inputs are densified.
+    """Element-wise sum of same-shape, same-dtype tensors (follows `tf.add_n`).
+
+    No broadcasting; `IndexedSlices` inputs are densified.
 
     Raises:
       ValueError: if `inputs` is not a non-empty list.
@@ -346,14 +414,16 @@ def add_n(inputs: Any, name: str | None = None) -> Tensor:
     return apply_op("AddN", inputs=inputs, name=name)
 
 
-def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None,
-                 name: str | None = None) -> Tensor:
+def accumulate_n(
+    inputs: Any, shape: Any = None, tensor_dtype: Any = None, name: str | None = None
+) -> Tensor:
     """Same as `add_n` after TensorFlow's checks (follows `tf.accumulate_n`).
 
     Raises:
       ValueError: for an empty list, non-Tensor items, mixed dtypes or incompatible shapes.
       TypeError: if `tensor_dtype` differs from the inputs' dtype.
     """
+
     def _input_error() -> ValueError:
         return ValueError(
             "inputs must be a list of at least one Tensor with the same dtype and shape"
@@ -370,16 +440,16 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None,
     for t in inputs:
         merged = merged.merge_with(t.shape)
     if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
-        raise TypeError(
-            f"tensor_dtype is {tensor_dtype}, but input is of type {inputs[0].dtype}"
-        )
+        raise TypeError(f"tensor_dtype is {tensor_dtype}, but input is of type {inputs[0].dtype}")
     return add_n(inputs, name=name)
 
 
-def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
-                         name: str | None = None) -> Tensor:
-    """`output[i] = sum(data[j] for segment_ids[j] == i)`, for `i < num_segments`; negative
-    ids are dropped (follows `tf.unsorted_segment_sum`).
+def unsorted_segment_sum(
+    data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
+) -> Tensor:
+    """`output[i] = sum(data[j] for segment_ids[j] == i)` (follows `tf.unsorted_segment_sum`).
+
+    Rows with negative ids are dropped.
 
     Args:
       data: `T [d0, ..., dn]`.
@@ -393,8 +463,13 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
     Raises:
       errors.InvalidArgumentError: at run time, for ids >= num_segments.
     """
-    return apply_op("UnsortedSegmentSum", data=data, segment_ids=segment_ids,
-                    num_segments=num_segments, name=name)
+    return apply_op(
+        "UnsortedSegmentSum",
+        data=data,
+        segment_ids=segment_ids,
+        num_segments=num_segments,
+        name=name,
+    )
 
 
 def count_nonzero(
@@ -407,8 +482,10 @@ def count_nonzero(
     keep_dims: bool | None = None,
     input: Any = None,  # noqa: A002
 ) -> Tensor:
-    """Number of non-zero (non-empty for strings) elements across dimensions (follows TF 1.x
-    `tf.count_nonzero`; the count is `dtype`, int64 by default)."""
+    """Number of non-zero elements across dimensions (follows TF 1.x `tf.count_nonzero`).
+
+    Empty strings count as zero; the count has `dtype`, int64 by default.
+    """
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
@@ -421,29 +498,32 @@ def count_nonzero(
         return cwise_ops.cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype=dtype)
 
 
-def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
-           name: str | None = None) -> Tensor:
-    """Cumulative sum along `axis`; `exclusive` shifts by one, `reverse` runs from the end
-    (follows `tf.cumsum`)."""
+def cumsum(
+    x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None
+) -> Tensor:
+    """Cumulative sum along `axis` (follows `tf.cumsum`).
+
+    `exclusive` shifts the sums by one; `reverse` accumulates from the end.
+    """
     with graph_mod.name_scope(name, "Cumsum", [x]) as scope:
         x = convert_to_tensor(x, name="x")
-        return apply_op("Cumsum", x=x, axis=axis, exclusive=exclusive, reverse=reverse,
-                        name=scope)
+        return apply_op("Cumsum", x=x, axis=axis, exclusive=exclusive, reverse=reverse, name=scope)
 
 
-def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
-            name: str | None = None) -> Tensor:
+def cumprod(
+    x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None
+) -> Tensor:
     """Cumulative product along `axis` (follows `tf.cumprod`)."""
     with graph_mod.name_scope(name, "Cumprod", [x]) as scope:
         x = convert_to_tensor(x, name="x")
-        return apply_op("Cumprod", x=x, axis=axis, exclusive=exclusive, reverse=reverse,
-                        name=scope)
+        return apply_op("Cumprod", x=x, axis=axis, exclusive=exclusive, reverse=reverse, name=scope)
 
 
 def reduced_shape(input_shape: Any, axes: Any) -> Any:
-    """The shape of a reduction with `keepdims=True`: `input_shape` with the `axes` set to 1
-    (follows `math_ops.reduced_shape`). A constant when both arguments are static, else an
-    int32 tensor."""
+    """`input_shape` with the `axes` set to 1 (follows `math_ops.reduced_shape`).
+
+    A constant when both arguments are static, else an int32 tensor.
+    """
     shape_v = constant_value(input_shape) if isinstance(input_shape, Tensor) else input_shape
     axes_v = constant_value(axes) if isinstance(axes, Tensor) else axes
     if shape_v is not None and axes_v is not None:
@@ -460,31 +540,7 @@ def reduced_shape(input_shape: Any, axes: Any) -> Any:
     axes_t = cwise_ops.floormod(cwise_ops.add(axes_t, rank), rank)
     hits = cwise_ops.minimum(unsorted_segment_sum(array_ops.ones_like(axes_t), axes_t, rank), 1)
     # Reduced dimensions become 1: d - (d - 1) * hit.
-    return cwise_ops.subtract(
-        shape_t, cwise_ops.multiply(cwise_ops.subtract(shape_t, 1), hits)
-    )
-
-
-# ------------------------------------------------------- IndexedSlices -> Tensor
-def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: Any = None,
-                              as_ref: bool = False) -> Tensor:
-    if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
-        raise ValueError(
-            f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
-            f"IndexedSlices with dtype {value.dtype.name}"
-        )
-    if value.dense_shape is None:
-        raise ValueError(
-            f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}"
-        )
-    static = constant_value(value.dense_shape) if isinstance(value.dense_shape, Tensor) else (
-        np.asarray(value.dense_shape)
-    )
-    rows = int(static[0]) if static is not None else value.dense_shape[0]
-    return unsorted_segment_sum(value.values, value.indices, rows, name=name)
-
-
-register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor, priority=100)
+    return cwise_ops.subtract(shape_t, cwise_ops.multiply(cwise_ops.subtract(shape_t, 1), hits))
 
 
 __all__ = [

@@ -1,5 +1,4 @@
-"""Variable sharing: `tf.variable_scope`, `tf.get_variable` and the per-graph variable store
-(follows TF 1.x `variable_scope.py`).
+"""Variable sharing: `tf.variable_scope`, `tf.get_variable` (TF 1.x `variable_scope.py`).
 
 State lives in the graph, as in TensorFlow, so independent graphs never interfere:
 * the `_VariableStore` (full variable name -> `Variable`) is the single item of the graph
@@ -62,7 +61,8 @@ class _NameScope:
         return entered
 
     def __exit__(self, *exc: Any) -> None:
-        self._stack.pop().__exit__(*exc)
+        if self._stack:  # a second exit after an improper-nesting error is a no-op
+            self._stack.pop().__exit__(*exc)
 
 
 def no_regularizer(_: Any) -> None:
@@ -83,10 +83,20 @@ class VariableScope:
       use_resource, constraint: defaults passed to `get_variable`.
     """
 
-    def __init__(self, reuse: Any, name: str = "", initializer: Any = None,
-                 regularizer: Any = None, caching_device: Any = None, partitioner: Any = None,
-                 custom_getter: Any = None, name_scope: str = "", dtype: Any = dtypes.float32,
-                 use_resource: Any = None, constraint: Any = None):
+    def __init__(
+        self,
+        reuse: Any,
+        name: str = "",
+        initializer: Any = None,
+        regularizer: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        custom_getter: Any = None,
+        name_scope: str = "",
+        dtype: Any = dtypes.float32,
+        use_resource: Any = None,
+        constraint: Any = None,
+    ):
         self._name = name
         self._initializer = initializer
         self._regularizer = regularizer
@@ -159,15 +169,29 @@ class VariableScope:
         """This scope's local variables."""
         return self.get_collection(GraphKeys.LOCAL_VARIABLES)
 
-    def get_variable(self, var_store: _VariableStore, name: str, shape: Any = None,
-                     dtype: Any = None, initializer: Any = None, regularizer: Any = None,
-                     reuse: Any = None, trainable: Any = None, collections: Any = None,
-                     caching_device: Any = None, partitioner: Any = None,
-                     validate_shape: bool = True, use_resource: Any = None,
-                     custom_getter: Any = None, constraint: Any = None,
-                     synchronization: Any = None, aggregation: Any = None) -> Any:
-        """`var_store.get_variable` for `<scope name>/<name>` with this scope's defaults,
-        outside any name scope (variable names depend only on variable scopes).
+    def get_variable(
+        self,
+        var_store: _VariableStore,
+        name: str,
+        shape: Any = None,
+        dtype: Any = None,
+        initializer: Any = None,
+        regularizer: Any = None,
+        reuse: Any = None,
+        trainable: Any = None,
+        collections: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        validate_shape: bool = True,
+        use_resource: Any = None,
+        custom_getter: Any = None,
+        constraint: Any = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+    ) -> Any:
+        """`var_store.get_variable` for `<scope name>/<name>` with this scope's defaults.
+
+        Runs outside any name scope: variable names depend only on variable scopes.
 
         Raises:
           ValueError: if a value `initializer`'s dtype differs from an explicit `dtype`, and
@@ -184,18 +208,25 @@ class VariableScope:
                 init_dtype = convert_to_tensor(initializer).dtype.base_dtype
                 if init_dtype != dtypes.as_dtype(dtype).base_dtype:
                     raise ValueError(
-                        f"Initializer type '{init_dtype}' and explicit dtype '{dtype}' don't "
-                        "match."
+                        f"Initializer type '{init_dtype}' and explicit dtype '{dtype}' don't match."
                     )
             return var_store.get_variable(
-                full_name, shape=shape, dtype=self._dtype if dtype is None else dtype,
+                full_name,
+                shape=shape,
+                dtype=self._dtype if dtype is None else dtype,
                 initializer=self._initializer if initializer is None else initializer,
-                regularizer=regularizer, reuse=reuse, trainable=trainable,
-                collections=collections, caching_device=caching_device,
-                partitioner=partitioner, validate_shape=validate_shape,
-                use_resource=use_resource, custom_getter=custom_getter,
+                regularizer=regularizer,
+                reuse=reuse,
+                trainable=trainable,
+                collections=collections,
+                caching_device=caching_device,
+                partitioner=partitioner,
+                validate_shape=validate_shape,
+                use_resource=use_resource,
+                custom_getter=custom_getter,
                 constraint=self._constraint if constraint is None else constraint,
-                synchronization=synchronization, aggregation=aggregation,
+                synchronization=synchronization,
+                aggregation=aggregation,
             )
 
 
@@ -239,17 +270,27 @@ def get_variable_scope_store() -> _VariableScopeStore:
 
 
 def get_variable_scope() -> VariableScope:
-    """The current variable scope of this thread in the default graph (follows
-    `tf.get_variable_scope`)."""
+    """This thread's current variable scope in the default graph (`tf.get_variable_scope`)."""
     return get_variable_scope_store().current_scope
 
 
-def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
-                 regularizer: Any = None, trainable: Any = None, collections: Any = None,
-                 caching_device: Any = None, partitioner: Any = None,
-                 validate_shape: bool = True, use_resource: Any = None,
-                 custom_getter: Any = None, constraint: Any = None, synchronization: Any = None,
-                 aggregation: Any = None) -> Any:
+def get_variable(
+    name: str,
+    shape: Any = None,
+    dtype: Any = None,
+    initializer: Any = None,
+    regularizer: Any = None,
+    trainable: Any = None,
+    collections: Any = None,
+    caching_device: Any = None,
+    partitioner: Any = None,
+    validate_shape: bool = True,
+    use_resource: Any = None,
+    custom_getter: Any = None,
+    constraint: Any = None,
+    synchronization: Any = None,
+    aggregation: Any = None,
+) -> Any:
     """Gets the variable `<scope>/<name>` or creates it (follows TF 1.x `tf.get_variable`).
 
     Reuse follows the current scope: with `reuse=False` (the default) the variable must
@@ -287,28 +328,62 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
       NotImplementedError: when a partitioner splits the variable.
     """
     return get_variable_scope().get_variable(
-        _get_default_variable_store(), name, shape=shape, dtype=dtype,
-        initializer=initializer, regularizer=regularizer, trainable=trainable,
-        collections=collections, caching_device=caching_device, partitioner=partitioner,
-        validate_shape=validate_shape, use_resource=use_resource, custom_getter=custom_getter,
-        constraint=constraint, synchronization=synchronization, aggregation=aggregation,
+        _get_default_variable_store(),
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        custom_getter=custom_getter,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
     )
 
 
-def get_local_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
-                       regularizer: Any = None, trainable: Any = False, collections: Any = None,
-                       caching_device: Any = None, partitioner: Any = None,
-                       validate_shape: bool = True, use_resource: Any = None,
-                       custom_getter: Any = None, constraint: Any = None,
-                       synchronization: Any = None, aggregation: Any = None) -> Any:
-    """`get_variable` for a non-trainable variable in `LOCAL_VARIABLES` (follows
-    `tf.get_local_variable`); `trainable` is ignored."""
+def get_local_variable(
+    name: str,
+    shape: Any = None,
+    dtype: Any = None,
+    initializer: Any = None,
+    regularizer: Any = None,
+    trainable: Any = False,
+    collections: Any = None,
+    caching_device: Any = None,
+    partitioner: Any = None,
+    validate_shape: bool = True,
+    use_resource: Any = None,
+    custom_getter: Any = None,
+    constraint: Any = None,
+    synchronization: Any = None,
+    aggregation: Any = None,
+) -> Any:
+    """`get_variable` for a local variable (follows `tf.get_local_variable`).
+
+    The variable goes to `LOCAL_VARIABLES` and is not trainable (`trainable` is ignored).
+    """
     collections = [*(collections or []), GraphKeys.LOCAL_VARIABLES]
     return get_variable(
-        name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-        trainable=False, collections=collections, caching_device=caching_device,
-        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
-        custom_getter=custom_getter, constraint=constraint, synchronization=synchronization,
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=False,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        custom_getter=custom_getter,
+        constraint=constraint,
+        synchronization=synchronization,
         aggregation=aggregation,
     )
 
@@ -324,15 +399,28 @@ def _maybe_wrap_custom_getter(custom_getter: Any, old_getter: Any) -> Any:
     return wrapped
 
 
-_OVERRIDES = ("initializer", "regularizer", "caching_device", "partitioner", "dtype",
-              "use_resource")
+_OVERRIDES = (
+    "initializer",
+    "regularizer",
+    "caching_device",
+    "partitioner",
+    "dtype",
+    "use_resource",
+)
 
 
 class _pure_variable_scope:  # noqa: N801  (TensorFlow's name)
     """Enters a variable scope without opening a name scope (TensorFlow's helper)."""
 
-    def __init__(self, name_or_scope: Any, reuse: Any = None, old_name_scope: Any = None,
-                 constraint: Any = None, custom_getter: Any = None, **overrides: Any):
+    def __init__(
+        self,
+        name_or_scope: Any,
+        reuse: Any = None,
+        old_name_scope: Any = None,
+        constraint: Any = None,
+        custom_getter: Any = None,
+        **overrides: Any,
+    ):
         self._name_or_scope = name_or_scope
         self._reuse = reuse
         self._old_name_scope = old_name_scope
@@ -343,15 +431,22 @@ class _pure_variable_scope:  # noqa: N801  (TensorFlow's name)
         self._last = None
         if isinstance(name_or_scope, VariableScope):
             self._new_name = name_or_scope.name
-            self._cached = self._derive(name_or_scope, reuse or name_or_scope.reuse,
-                                        name_or_scope.original_name_scope)
+            self._cached = self._derive(
+                name_or_scope, reuse or name_or_scope.reuse, name_or_scope.original_name_scope
+            )
 
     def _derive(self, base: VariableScope, reuse: Any, name_scope: str) -> VariableScope:
         scope = VariableScope(
-            reuse, name=self._new_name, initializer=base.initializer,
-            regularizer=base.regularizer, caching_device=base.caching_device,
-            partitioner=base.partitioner, custom_getter=base.custom_getter,
-            name_scope=name_scope, dtype=base.dtype, use_resource=base.use_resource,
+            reuse,
+            name=self._new_name,
+            initializer=base.initializer,
+            regularizer=base.regularizer,
+            caching_device=base.caching_device,
+            partitioner=base.partitioner,
+            custom_getter=base.custom_getter,
+            name_scope=name_scope,
+            dtype=base.dtype,
+            use_resource=base.use_resource,
             constraint=self._constraint,
         )
         for attr in _OVERRIDES:
@@ -408,8 +503,7 @@ def _get_unique_variable_scope(prefix: str) -> str:
 
 
 class variable_scope:  # noqa: N801  (TensorFlow's name)
-    """Context manager opening a variable scope and its name scope (follows TF 1.x
-    `tf.variable_scope`).
+    """Opens a variable scope and its name scope (follows TF 1.x `tf.variable_scope`).
 
     `with variable_scope("foo"):` prefixes variable names with `foo/` and op names with the
     name scope `foo/` (`foo_1/` when `foo` is already taken). Passing a `VariableScope`
@@ -435,11 +529,22 @@ class variable_scope:  # noqa: N801  (TensorFlow's name)
       ValueError: for an invalid `reuse`, or `reuse=True` with a `default_name` scope.
     """
 
-    def __init__(self, name_or_scope: Any, default_name: str | None = None, values: Any = None,
-                 initializer: Any = None, regularizer: Any = None, caching_device: Any = None,
-                 partitioner: Any = None, custom_getter: Any = None, reuse: Any = None,
-                 dtype: Any = None, use_resource: Any = None, constraint: Any = None,
-                 auxiliary_name_scope: bool = True):
+    def __init__(
+        self,
+        name_or_scope: Any,
+        default_name: str | None = None,
+        values: Any = None,
+        initializer: Any = None,
+        regularizer: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        custom_getter: Any = None,
+        reuse: Any = None,
+        dtype: Any = None,
+        use_resource: Any = None,
+        constraint: Any = None,
+        auxiliary_name_scope: bool = True,
+    ):
         if default_name is None and name_or_scope is None:
             raise TypeError("If default_name is None then name_or_scope is required")
         if reuse is False:
@@ -447,15 +552,21 @@ class variable_scope:  # noqa: N801  (TensorFlow's name)
         if not (reuse is True or reuse is None or reuse is AUTO_REUSE):
             raise ValueError("The reuse parameter must be True or False or None.")
         if not isinstance(auxiliary_name_scope, bool):
-            raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
-                            f"{auxiliary_name_scope}")
+            raise TypeError(
+                "The auxiliary_name_scope must be `True` or `False`, while get "
+                f"{auxiliary_name_scope}"
+            )
         self._name_or_scope = name_or_scope
         self._default_name = default_name
         self._reuse = reuse
         self._scope_args = {
-            "initializer": initializer, "regularizer": regularizer,
-            "caching_device": caching_device, "partitioner": partitioner,
-            "custom_getter": custom_getter, "dtype": dtype, "use_resource": use_resource,
+            "initializer": initializer,
+            "regularizer": regularizer,
+            "caching_device": caching_device,
+            "partitioner": partitioner,
+            "custom_getter": custom_getter,
+            "dtype": dtype,
+            "use_resource": use_resource,
             "constraint": constraint,
         }
         self._graph = graph_mod._graph_from_values(list(values or []))
@@ -490,7 +601,8 @@ class variable_scope:  # noqa: N801  (TensorFlow's name)
             entered = name_scope_cm.__enter__()
             self._current_name_scope = name_scope_cm
             pure = _pure_variable_scope(
-                _get_unique_variable_scope(self._default_name), old_name_scope=entered,
+                _get_unique_variable_scope(self._default_name),
+                old_name_scope=entered,
                 **self._scope_args,
             )
             return self._enter_pure(pure)
@@ -529,8 +641,9 @@ class variable_scope:  # noqa: N801  (TensorFlow's name)
                 self._graph_context.__exit__(*exc)
 
 
-def variable_op_scope(values: Any, name_or_scope: Any, default_name: str | None = None,
-                      **kwargs: Any) -> variable_scope:
+def variable_op_scope(
+    values: Any, name_or_scope: Any, default_name: str | None = None, **kwargs: Any
+) -> variable_scope:
     """Deprecated argument order of `variable_scope` (follows `tf.variable_op_scope`)."""
     return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
 

@@ -1,5 +1,6 @@
-"""The variable store behind `tf.get_variable`: one per graph, full name -> `Variable`
-(follows TF 1.x `variable_scope._VariableStore`). Private to `variable_scope`, which owns
+"""The variable store behind `tf.get_variable` (TF 1.x `variable_scope._VariableStore`).
+
+One store per graph maps full names to `Variable`s. Private to `variable_scope`, which owns
 the public API; split out only to keep modules small.
 
 Partitioned variables (TensorFlow's `PartitionedVariable`) are not implemented yet: add
@@ -11,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import inspect
+import os
 import traceback
 from typing import Any
 
@@ -21,12 +23,12 @@ from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import init_ops
 from tensorweave.ops.variables import GraphKeys, Variable
 
-_THIS_PACKAGE = __name__.rsplit(".", 2)[0].replace(".", "/")
+# Frames under this directory are left out of "Originally defined at" stacks.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class _PartitionInfo:
-    """Where a partition sits in its full variable, for initializers (TensorFlow's
-    `variable_scope._PartitionInfo`).
+    """Where a partition sits in its full variable (TensorFlow's `_PartitionInfo`).
 
     Args:
       full_shape: shape of the whole variable (list of ints).
@@ -161,14 +163,21 @@ def _accepts(fn: Any, name: str) -> bool:
 
 
 def _user_stack() -> list[traceback.FrameSummary]:
-    """The creation stack without this package's frames (for 'Originally defined at')."""
-    return [f for f in traceback.extract_stack() if _THIS_PACKAGE not in f.filename.replace(
-        "\\", "/")][-5:]
+    """The innermost five caller frames outside this package, innermost first (as TF).
+
+    Source lines are looked up only if the stack is ever printed.
+    """
+    frames = traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False)
+    mine = [f for f in frames if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)]
+    return mine[:5]
 
 
-def _validate_sync(synchronization: Any, aggregation: Any, trainable: Any, name: str):
-    """(synchronization, aggregation, trainable) with TensorFlow's defaults: trainable
-    unless synchronized ON_READ.
+def _validate_sync(
+    synchronization: Any, aggregation: Any, trainable: Any, name: str
+) -> tuple[VariableSynchronization, VariableAggregation, bool]:
+    """(synchronization, aggregation, trainable) with TensorFlow's defaults.
+
+    Variables are trainable unless synchronized ON_READ.
 
     Raises:
       ValueError: for values that are not modes.
@@ -198,15 +207,29 @@ class _VariableStore:
         self._partitioned_vars: dict[str, Any] = {}
         self._stacks: dict[str, list[traceback.FrameSummary]] = {}
 
-    def get_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
-                     initializer: Any = None, regularizer: Any = None, reuse: Any = None,
-                     trainable: Any = None, collections: Any = None, caching_device: Any = None,
-                     partitioner: Any = None, validate_shape: bool = True,
-                     use_resource: Any = None, custom_getter: Any = None,
-                     constraint: Any = None, synchronization: Any = None,
-                     aggregation: Any = None) -> Variable:
-        """Returns the existing variable `name` or creates it (TensorFlow's
-        `_VariableStore.get_variable`); `reuse` is True, None/False or AUTO_REUSE.
+    def get_variable(
+        self,
+        name: str,
+        shape: Any = None,
+        dtype: Any = dtypes.float32,
+        initializer: Any = None,
+        regularizer: Any = None,
+        reuse: Any = None,
+        trainable: Any = None,
+        collections: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        validate_shape: bool = True,
+        use_resource: Any = None,
+        custom_getter: Any = None,
+        constraint: Any = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+    ) -> Variable:
+        """Returns the existing variable `name` or creates it.
+
+        Follows TensorFlow's `_VariableStore.get_variable`; `reuse` is True, False (must
+        not exist), None (either, when called directly) or AUTO_REUSE.
 
         Raises:
           ValueError: for reuse violations, shape/dtype mismatches, missing shapes or
@@ -222,11 +245,19 @@ class _VariableStore:
             synchronization, aggregation, trainable, name
         )
         kwargs = {
-            "name": name, "shape": shape, "dtype": dtype, "initializer": initializer,
-            "regularizer": regularizer, "reuse": reuse, "trainable": trainable,
-            "collections": collections, "caching_device": caching_device,
-            "partitioner": partitioner, "validate_shape": validate_shape,
-            "use_resource": use_resource, "synchronization": synchronization,
+            "name": name,
+            "shape": shape,
+            "dtype": dtype,
+            "initializer": initializer,
+            "regularizer": regularizer,
+            "reuse": reuse,
+            "trainable": trainable,
+            "collections": collections,
+            "caching_device": caching_device,
+            "partitioner": partitioner,
+            "validate_shape": validate_shape,
+            "use_resource": use_resource,
+            "synchronization": synchronization,
             "aggregation": aggregation,
         }
         if custom_getter is None:
@@ -235,17 +266,36 @@ class _VariableStore:
             kwargs["constraint"] = constraint
         return custom_getter(getter=self._true_getter, **kwargs)
 
-    def _true_getter(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
-                     initializer: Any = None, regularizer: Any = None, reuse: Any = None,
-                     trainable: Any = None, collections: Any = None, caching_device: Any = None,
-                     partitioner: Any = None, validate_shape: bool = True,
-                     use_resource: Any = None, constraint: Any = None,
-                     synchronization: Any = None, aggregation: Any = None) -> Any:
+    def _true_getter(
+        self,
+        name: str,
+        shape: Any = None,
+        dtype: Any = dtypes.float32,
+        initializer: Any = None,
+        regularizer: Any = None,
+        reuse: Any = None,
+        trainable: Any = None,
+        collections: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        validate_shape: bool = True,
+        use_resource: Any = None,
+        constraint: Any = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+    ) -> Any:
         single = {
-            "name": name, "shape": shape, "dtype": dtype, "initializer": initializer,
-            "regularizer": regularizer, "reuse": reuse, "trainable": trainable,
-            "collections": collections, "caching_device": caching_device,
-            "validate_shape": validate_shape, "constraint": constraint,
+            "name": name,
+            "shape": shape,
+            "dtype": dtype,
+            "initializer": initializer,
+            "regularizer": regularizer,
+            "reuse": reuse,
+            "trainable": trainable,
+            "collections": collections,
+            "caching_device": caching_device,
+            "validate_shape": validate_shape,
+            "constraint": constraint,
         }
         is_scalar = isinstance(shape, list | tuple) and not shape
         if partitioner is not None and not is_scalar:
@@ -264,8 +314,9 @@ class _VariableStore:
         return self._get_single_variable(**single)
 
     def _get_partitioned_variable(self, name: str, partitioner: Any, **kwargs: Any) -> Any:
-        """Partitioned variables (TensorFlow's `PartitionedVariable`) are not implemented: a
-        partitioner that returns a single partition yields an ordinary variable.
+        """Partitioned variables (TensorFlow's `PartitionedVariable`): not implemented yet.
+
+        A partitioner that returns a single partition yields an ordinary variable.
 
         Raises:
           NotImplementedError: when the partitioner actually splits the variable.
@@ -281,12 +332,21 @@ class _VariableStore:
             raise NotImplementedError("partitioned variables: see issue 5")
         return self._get_single_variable(name=name, **kwargs)
 
-    def _get_single_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
-                             initializer: Any = None, regularizer: Any = None,
-                             partition_info: Any = None, reuse: Any = None,
-                             trainable: Any = None, collections: Any = None,
-                             caching_device: Any = None, validate_shape: bool = True,
-                             constraint: Any = None) -> Variable:
+    def _get_single_variable(
+        self,
+        name: str,
+        shape: Any = None,
+        dtype: Any = dtypes.float32,
+        initializer: Any = None,
+        regularizer: Any = None,
+        partition_info: Any = None,
+        reuse: Any = None,
+        trainable: Any = None,
+        collections: Any = None,
+        caching_device: Any = None,
+        validate_shape: bool = True,
+        constraint: Any = None,
+    ) -> Variable:
         """Gets or creates one (unpartitioned) variable; see `get_variable`."""
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
@@ -309,17 +369,22 @@ class _VariableStore:
         # As TensorFlow's init_scope: variables never depend on the creator's control scope.
         with graph.control_dependencies(None):
             v = Variable(
-                initial_value=init_val, name=name, trainable=trainable,
-                collections=collections, caching_device=caching_device, dtype=variable_dtype,
-                validate_shape=validate_shape, constraint=constraint,
+                initial_value=init_val,
+                name=name,
+                trainable=trainable,
+                collections=collections,
+                caching_device=caching_device,
+                dtype=variable_dtype,
+                validate_shape=validate_shape,
+                constraint=constraint,
             )
-        self._vars[name] = v
-        self._stacks[name] = _user_stack()
-        if regularizer:
-            with graph.colocate_with(v.op), graph.name_scope(name + "/Regularizer/"):
-                loss = regularizer(v)
-            if loss is not None:
-                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+            self._vars[name] = v
+            self._stacks[name] = _user_stack()
+            if regularizer:
+                with graph.colocate_with(v.op), graph.name_scope(name + "/Regularizer/"):
+                    loss = regularizer(v)
+                if loss is not None:
+                    graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
 
     def _existing(self, name: str, shape: TensorShape, dtype: Any, reuse: Any) -> Variable:
@@ -343,8 +408,9 @@ class _VariableStore:
         return found
 
     @staticmethod
-    def _initial_value(initializer: Any, from_value: bool, shape: TensorShape, dtype: Any,
-                       partition_info: Any) -> tuple[Any, Any]:
+    def _initial_value(
+        initializer: Any, from_value: bool, shape: TensorShape, dtype: Any, partition_info: Any
+    ) -> tuple[Any, Any]:
         """(initial value or thunk, dtype for `Variable`) for a new variable."""
         if from_value:
             return initializer, None
@@ -353,8 +419,9 @@ class _VariableStore:
         if shape.is_fully_defined():
             dims = shape.as_list()
             if _accepts(initializer, "partition_info"):
-                fn = functools.partial(initializer, dims, dtype=dtype,
-                                       partition_info=partition_info)
+                fn = functools.partial(
+                    initializer, dims, dtype=dtype, partition_info=partition_info
+                )
             else:
                 fn = functools.partial(initializer, dims, dtype=dtype)
             return fn, dtype.base_dtype

@@ -159,7 +159,7 @@ class Variable:
             self._initial_value = el(variable_def.initial_value_name)
         else:
             self._initial_value = None
-        self._trainable = variable_def.trainable if variable_def.HasField("trainable") else True
+        self._trainable = variable_def.trainable
         self._caching_device = None
 
     # ------------------------------------------------------------ properties

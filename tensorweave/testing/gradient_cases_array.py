@@ -12,7 +12,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import array_ops, constant_op
+from tensorweave.ops import array_ops, constant_op, logging_ops
 from tensorweave.testing.gradient_case import GradientCase
 
 
@@ -23,8 +23,14 @@ def _split_concat(parts: list[Any], axis: int) -> Any:
 def _strided_slice_grad(dy: Any) -> Any:
     # The gradient of x[1:4:2, ::-1] for x of shape [5, 3].
     return apply_op(
-        "StridedSliceGrad", shape=[5, 3], begin=[1, 0], end=[4, 0], strides=[2, -1], dy=dy,
-        end_mask=2, begin_mask=2,
+        "StridedSliceGrad",
+        shape=[5, 3],
+        begin=[1, 0],
+        end=[4, 0],
+        strides=[2, -1],
+        dy=dy,
+        end_mask=2,
+        begin_mask=2,
     )
 
 
@@ -53,12 +59,8 @@ CASES: list[GradientCase] = [
     GradientCase("Squeeze", array_ops.squeeze, ((1, 3, 1),), "all"),
     GradientCase("Squeeze", lambda x: array_ops.squeeze(x, [1]), ((2, 1, 3),), "axis"),
     GradientCase("Transpose", array_ops.transpose, ((2, 3),), "default"),
-    GradientCase(
-        "Transpose", lambda x: array_ops.transpose(x, [1, 2, 0]), ((2, 3, 4),), "perm"
-    ),
-    GradientCase(
-        "ConcatV2", lambda a, b: array_ops.concat([a, b], 1), ((2, 3), (2, 2)), "axis1"
-    ),
+    GradientCase("Transpose", lambda x: array_ops.transpose(x, [1, 2, 0]), ((2, 3, 4),), "perm"),
+    GradientCase("ConcatV2", lambda a, b: array_ops.concat([a, b], 1), ((2, 3), (2, 2)), "axis1"),
     GradientCase(
         "ConcatV2",
         lambda a, b, c: array_ops.concat([a, b, c], 0),
@@ -72,12 +74,8 @@ CASES: list[GradientCase] = [
     GradientCase(
         "Pack", lambda a, b, c: array_ops.stack([a, b, c], axis=1), ((2, 3),) * 3, "axis1"
     ),
-    GradientCase(
-        "Unpack", lambda x: _split_concat(array_ops.unstack(x), 0), ((3, 4),), "all"
-    ),
-    GradientCase(
-        "Unpack", lambda x: array_ops.unstack(x, axis=1)[1], ((2, 3),), "one_output"
-    ),
+    GradientCase("Unpack", lambda x: _split_concat(array_ops.unstack(x), 0), ((3, 4),), "all"),
+    GradientCase("Unpack", lambda x: array_ops.unstack(x, axis=1)[1], ((2, 3),), "one_output"),
     GradientCase("Tile", lambda x: array_ops.tile(x, [2, 1]), ((2, 3),), "rows"),
     GradientCase("Tile", lambda x: array_ops.tile(x, [3, 2]), ((2, 2),), "both"),
     GradientCase("Slice", lambda x: array_ops.slice(x, [1, 2], [2, -1]), ((4, 5),)),
@@ -86,9 +84,7 @@ CASES: list[GradientCase] = [
     GradientCase("StridedSlice", lambda x: x[:, None, 2:], ((2, 4),), "newaxis"),
     GradientCase("StridedSlice", lambda x: x[-1, ::2], ((3, 5),), "stride"),
     GradientCase("StridedSliceGrad", _strided_slice_grad, ((2, 3),)),
-    GradientCase(
-        "GatherV2", lambda p: array_ops.gather(p, [0, 2, 0]), ((3, 2),), "repeated"
-    ),
+    GradientCase("GatherV2", lambda p: array_ops.gather(p, [0, 2, 0]), ((3, 2),), "repeated"),
     GradientCase(
         "GatherV2", lambda p: array_ops.gather(p, [[1, 0], [1, 1]]), ((2, 3),), "indices2d"
     ),
@@ -108,9 +104,7 @@ CASES: list[GradientCase] = [
         "vector_cond",
     ),
     GradientCase("Pad", lambda x: array_ops.pad(x, [[1, 0], [2, 1]]), ((2, 3),)),
-    GradientCase(
-        "PadV2", lambda x: array_ops.pad(x, [[0, 2]], constant_values=0.5), ((3,),)
-    ),
+    GradientCase("PadV2", lambda x: array_ops.pad(x, [[0, 2]], constant_values=0.5), ((3,),)),
     GradientCase(
         "Split", lambda x: _split_concat(array_ops.split(x, 3, axis=1), 1), ((4, 6),), "all"
     ),
@@ -128,15 +122,10 @@ CASES: list[GradientCase] = [
         ((2, 3), (2, 1, 3)),
     ),
     GradientCase("ReverseV2", lambda x: array_ops.reverse(x, [1]), ((2, 3),), "one_axis"),
-    GradientCase(
-        "ReverseV2", lambda x: array_ops.reverse(x, [0, -1]), ((2, 3, 4),), "two_axes"
-    ),
-    GradientCase(
-        "Fill", lambda v: array_ops.fill([2, 3], array_ops.reshape(v, [])), ((1,),)
-    ),
+    GradientCase("ReverseV2", lambda x: array_ops.reverse(x, [0, -1]), ((2, 3, 4),), "two_axes"),
+    GradientCase("Fill", lambda v: array_ops.fill([2, 3], array_ops.reshape(v, [])), ((1,),)),
+    GradientCase("Print", lambda x: logging_ops.Print(x, [x], message="grad check"), ((2, 3),)),
 ]
 
-assert all(
-    c.input_shapes and all(isinstance(s, tuple) for s in c.input_shapes) for c in CASES
-)
+assert all(c.input_shapes and all(isinstance(s, tuple) for s in c.input_shapes) for c in CASES)
 _ = dtypes  # the cases are float64: the checker's placeholders set the dtype

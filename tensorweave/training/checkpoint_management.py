@@ -1,5 +1,6 @@
-"""The `checkpoint` state file and checkpoint files on disk (follows TF 1.x
-`checkpoint_management` and the reader helpers of `checkpoint_utils`).
+"""The `checkpoint` state file and checkpoint files on disk.
+
+Follows TF 1.x `checkpoint_management` and the reader helpers of `checkpoint_utils`.
 
 The state file `<dir>/checkpoint` is a text-format `CheckpointState`; it is written by the
 client (never by the save ops), atomically (temporary file + fsync + `os.replace`), and only
@@ -30,8 +31,9 @@ def _state_filename(save_dir: str, latest_filename: str | None) -> str:
 
 
 def atomic_write_string_to_file(filename: str, contents: str) -> None:
-    """Writes `contents` so that readers see the old file or the whole new one (follows
-    `file_io.atomic_write_string_to_file`).
+    """Writes `contents` atomically (follows `file_io.atomic_write_string_to_file`).
+
+    Readers see the old file or the whole new one.
 
     Raises:
       OSError: from the file system (the temporary file is removed).
@@ -51,8 +53,7 @@ def generate_checkpoint_state_proto(
     all_model_checkpoint_timestamps: list[float] | None = None,
     last_preserved_timestamp: float | None = None,
 ) -> Any:
-    """A `CheckpointState` whose last entry is `model_checkpoint_path` (follows
-    `generate_checkpoint_state_proto`).
+    """A `CheckpointState` ending with `model_checkpoint_path` (TF's function of that name).
 
     Raises:
       ValueError: if the timestamps do not pair up with the paths.
@@ -87,8 +88,9 @@ def update_checkpoint_state(
     last_preserved_timestamp: float | None = None,
     save_relative_paths: bool = False,
 ) -> None:
-    """Atomically rewrites `<save_dir>/<latest_filename or "checkpoint">` (follows
-    `tf.train.update_checkpoint_state`).
+    """Atomically rewrites the state file (follows `tf.train.update_checkpoint_state`).
+
+    The file is `<save_dir>/<latest_filename or "checkpoint">`.
 
     Raises:
       RuntimeError: if the state file would be the checkpoint itself.
@@ -119,8 +121,10 @@ def _relative(path: str, save_dir: str) -> str:
 
 
 def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None) -> Any:
-    """The `CheckpointState` of `checkpoint_dir` with relative paths made relative to it,
-    or None when there is no (readable) state file (follows `tf.train.get_checkpoint_state`).
+    """The `CheckpointState` of a directory (follows `tf.train.get_checkpoint_state`).
+
+    Relative paths are resolved against `checkpoint_dir`; None when there is no readable
+    state file.
     """
     filename = _state_filename(checkpoint_dir, latest_filename)
     try:
@@ -149,8 +153,7 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The prefix of the newest complete checkpoint named by the state file, or None
-    (follows `tf.train.latest_checkpoint`)."""
+    """The newest complete checkpoint of the state file, or None (`tf.train.latest_checkpoint`)."""
     ckpt = get_checkpoint_state(checkpoint_dir, latest_filename)
     if ckpt and ckpt.model_checkpoint_path:
         if checkpoint_exists(ckpt.model_checkpoint_path):
@@ -160,16 +163,20 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """True if `<prefix>.index` exists, i.e. a complete V2 checkpoint (follows
-    `tf.train.checkpoint_exists`; a V1 file at `prefix` also counts)."""
+    """True if `<prefix>.index` exists, i.e. a complete V2 checkpoint.
+
+    Follows `tf.train.checkpoint_exists`; a V1 file at `prefix` also counts.
+    """
     if os.path.exists(checkpoint_format.index_path(checkpoint_prefix)):
         return True
     return os.path.isfile(checkpoint_prefix) and not checkpoint_prefix.endswith(".meta")
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes: list[str]) -> list[float]:
-    """The modification times (seconds since the epoch) of the existing checkpoints among
-    `checkpoint_prefixes` (follows `tf.train.get_checkpoint_mtimes`)."""
+    """Modification times of the existing checkpoints (`tf.train.get_checkpoint_mtimes`).
+
+    In seconds since the epoch; missing checkpoints are left out.
+    """
     mtimes = []
     for prefix in checkpoint_prefixes:
         for path in (checkpoint_format.index_path(prefix), prefix):
@@ -180,8 +187,10 @@ def get_checkpoint_mtimes(checkpoint_prefixes: list[str]) -> list[float]:
 
 
 def meta_graph_filename(checkpoint_filename: str, meta_graph_suffix: str = "meta") -> str:
-    """`<prefix>.meta` for a checkpoint prefix; a V1 shard suffix `-00001-of-00002` or
-    `-?????-of-00002` is dropped first (follows `meta_graph_filename`)."""
+    """`<prefix>.meta` for a checkpoint prefix (follows `meta_graph_filename`).
+
+    A V1 shard suffix `-00001-of-00002` or `-?????-of-00002` is dropped first.
+    """
     basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
     return f"{basename}.{meta_graph_suffix}"
 
@@ -191,9 +200,11 @@ def remove_checkpoint(
     checkpoint_format_version: int = saver_pb2.SaverDef.V2,
     meta_graph_suffix: str = "meta",
 ) -> None:
-    """Deletes the index, data and meta graph files of a checkpoint (follows
-    `tf.train.remove_checkpoint`). Missing files are ignored; the index goes first so a
-    half-deleted checkpoint is never taken for a complete one."""
+    """Deletes a checkpoint's index, data and meta files (`tf.train.remove_checkpoint`).
+
+    Missing files are ignored; the index goes first so a half-deleted checkpoint is never
+    taken for a complete one.
+    """
     if checkpoint_format_version == saver_pb2.SaverDef.V2:
         _delete_if_exists(checkpoint_format.index_path(checkpoint_prefix))
         for path in glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????"):
@@ -212,9 +223,10 @@ def _delete_if_exists(path: str) -> None:
 
 # ------------------------------------------------------------------ readers
 def NewCheckpointReader(filepattern: str) -> checkpoint_format.CheckpointReader:  # noqa: N802
-    """A reader of the checkpoint with prefix `filepattern` (follows
-    `tf.train.NewCheckpointReader`): `has_tensor`, `get_tensor`,
-    `get_variable_to_shape_map`, `get_variable_to_dtype_map`.
+    """A reader of checkpoint `filepattern` (follows `tf.train.NewCheckpointReader`).
+
+    It has `has_tensor`, `get_tensor`, `get_variable_to_shape_map` and
+    `get_variable_to_dtype_map`.
 
     Raises:
       errors.NotFoundError: if there is no such checkpoint.
@@ -236,8 +248,7 @@ def _checkpoint_prefix(ckpt_dir_or_file: str) -> str:
 
 
 def load_checkpoint(ckpt_dir_or_file: str) -> checkpoint_format.CheckpointReader:
-    """A reader of the latest checkpoint of a directory, or of a prefix (follows
-    `tf.train.load_checkpoint`).
+    """A reader of a directory's latest checkpoint, or of a prefix (`tf.train.load_checkpoint`).
 
     Raises:
       ValueError: for a directory without checkpoints.
@@ -253,8 +264,7 @@ def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> Any:
-    """The saved value of `name` (a `:0` suffix is ignored) (follows
-    `tf.train.load_variable`).
+    """The saved value of `name`, a `:0` suffix ignored (follows `tf.train.load_variable`).
 
     Raises:
       errors.NotFoundError: if the checkpoint or key is missing.

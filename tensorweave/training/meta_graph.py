@@ -1,5 +1,6 @@
-"""`MetaGraphDef` export and import (follows TF's `framework/meta_graph.py`) and the registry
-of collection serializers (TF's `ops.register_proto_function`).
+"""`MetaGraphDef` export and import, and the registry of collection serializers.
+
+Follows TF's `framework/meta_graph.py` and `ops.register_proto_function`.
 
 A meta graph holds the `GraphDef`, the `OpDef`s of the op types it uses
 (`meta_info_def.stripped_op_list`), an optional `SaverDef` and the graph's collections.
@@ -58,8 +59,7 @@ def register_proto_function(
     to_proto: Callable[..., Any] | None = None,
     from_proto: Callable[..., Any] | None = None,
 ) -> None:
-    """Registers how collection `collection_name` is stored in meta graphs (follows
-    `ops.register_proto_function`).
+    """Registers how a collection is stored in meta graphs (`ops.register_proto_function`).
 
     Args:
       collection_name: the collection key.
@@ -97,8 +97,10 @@ def get_from_proto_function(collection_name: str) -> Callable[..., Any] | None:
 
 
 class _VariableDefView:
-    """A `VariableDef` whose `HasField` also answers for proto3 scalars without presence
-    (`trainable`), which `Variable._init_from_proto` asks about."""
+    """A `VariableDef` whose `HasField` also answers for proto3 scalars without presence.
+
+    `Variable._init_from_proto` asks `HasField("trainable")`, which proto3 refuses.
+    """
 
     def __init__(self, proto: Any):
         self._proto = proto
@@ -141,8 +143,7 @@ for _key in _VARIABLE_KEYS:
 
 # --------------------------------------------------------------------- names
 def prepend_name_scope(name: str, import_scope: str | None) -> str:
-    """`import_scope/name`, keeping a leading `^` or `loc:@` in front (follows
-    `ops.prepend_name_scope`)."""
+    """`import_scope/name`, a leading `^` or `loc:@` kept (`ops.prepend_name_scope`)."""
     if not import_scope:
         return name
     scope = import_scope.rstrip("/")
@@ -151,8 +152,7 @@ def prepend_name_scope(name: str, import_scope: str | None) -> str:
 
 
 def strip_name_scope(name: str, export_scope: str | None) -> str:
-    """`name` without a leading `export_scope/` (after a `^` or `loc:@`) (follows
-    `ops.strip_name_scope`)."""
+    """`name` without a leading `export_scope/` after any `^`/`loc:@` (`ops.strip_name_scope`)."""
     if not export_scope:
         return name
     scope = export_scope.rstrip("/") + "/"
@@ -180,8 +180,10 @@ def stripped_op_list_for_graph(graph_def: Any) -> Any:
 
 
 def strip_graph_default_valued_attrs(meta_graph_def: Any) -> None:
-    """Removes node attrs equal to their `OpDef` default, in place (follows
-    `meta_graph.strip_graph_default_valued_attrs`)."""
+    """Removes node attrs equal to their `OpDef` default, in place.
+
+    Follows `meta_graph.strip_graph_default_valued_attrs`.
+    """
     defaults = {
         op.name: {a.name: a.default_value for a in op.attr if a.HasField("default_value")}
         for op in meta_graph_def.meta_info_def.stripped_op_list.op
@@ -222,9 +224,10 @@ def add_collection_def(
     exclude_nodes: set[str] | None = None,
     override_contents: list[Any] | None = None,
 ) -> None:
-    """Adds collection `key` of `graph` to `meta_graph_def.collection_def` (follows
-    `meta_graph.add_collection_def`); unserializable collections are skipped with a
-    warning."""
+    """Adds collection `key` of `graph` to a `MetaGraphDef` (`meta_graph.add_collection_def`).
+
+    Collections that cannot be serialized are skipped with a warning.
+    """
     if not isinstance(key, str | bytes):
         _log.warning(
             "Only collections with string type keys will be serialized. This key has %s", type(key)
@@ -323,12 +326,17 @@ def _version_strings() -> tuple[str, str]:
     return (f"tensorweave-{version}" if version else "tensorweave"), "unknown"
 
 
-def create_meta_graph_def(meta_info_def: Any = None, graph_def: Any = None,
-                          saver_def: Any = None, collection_list: list[str] | None = None,
-                          graph: Any = None, export_scope: str | None = None,
-                          exclude_nodes: set[str] | None = None,
-                          clear_extraneous_savers: bool = False,
-                          strip_default_attrs: bool = False) -> Any:
+def create_meta_graph_def(
+    meta_info_def: Any = None,
+    graph_def: Any = None,
+    saver_def: Any = None,
+    collection_list: list[str] | None = None,
+    graph: Any = None,
+    export_scope: str | None = None,
+    exclude_nodes: set[str] | None = None,
+    clear_extraneous_savers: bool = False,
+    strip_default_attrs: bool = False,
+) -> Any:
     """Builds a `MetaGraphDef` from its parts (follows `meta_graph.create_meta_graph_def`).
 
     Raises:
@@ -365,23 +373,36 @@ def create_meta_graph_def(meta_info_def: Any = None, graph_def: Any = None,
         if clear_extraneous_savers and key == GraphKeys.SAVERS:
             from_proto = get_from_proto_function(key)
             override = [from_proto(saver_def)] if from_proto and saver_def is not None else []
-        add_collection_def(meta_graph_def, key, graph=graph, export_scope=export_scope,
-                           exclude_nodes=exclude_nodes, override_contents=override)
+        add_collection_def(
+            meta_graph_def,
+            key,
+            graph=graph,
+            export_scope=export_scope,
+            exclude_nodes=exclude_nodes,
+            override_contents=override,
+        )
     return meta_graph_def
 
 
-def export_scoped_meta_graph(filename: str | None = None, graph_def: Any = None,
-                             graph: Any = None, export_scope: str | None = None,
-                             as_text: bool = False,
-                             unbound_inputs_col_name: str = "unbound_inputs",
-                             clear_devices: bool = False, saver_def: Any = None,
-                             clear_extraneous_savers: bool = False,
-                             strip_default_attrs: bool = False, save_debug_info: bool = False,
-                             meta_info_def: Any = None,
-                             collection_list: list[str] | None = None) -> tuple[Any, dict]:
-    """Exports the graph (or the part under `export_scope`, names stripped) as a
-    `MetaGraphDef`, written to `filename` when given (follows
-    `meta_graph.export_scoped_meta_graph`).
+def export_scoped_meta_graph(
+    filename: str | None = None,
+    graph_def: Any = None,
+    graph: Any = None,
+    export_scope: str | None = None,
+    as_text: bool = False,
+    unbound_inputs_col_name: str = "unbound_inputs",
+    clear_devices: bool = False,
+    saver_def: Any = None,
+    clear_extraneous_savers: bool = False,
+    strip_default_attrs: bool = False,
+    save_debug_info: bool = False,
+    meta_info_def: Any = None,
+    collection_list: list[str] | None = None,
+) -> tuple[Any, dict]:
+    """Exports a graph as a `MetaGraphDef` (follows `meta_graph.export_scoped_meta_graph`).
+
+    With `export_scope`, only that part is exported, names stripped. The result is written
+    to `filename` when given.
 
     Inputs from outside `export_scope` become `$unbound_inputs_<name>` and are listed in
     collection `unbound_inputs_col_name`; importing then needs them in `input_map`.
@@ -409,9 +430,14 @@ def export_scoped_meta_graph(filename: str | None = None, graph_def: Any = None,
     if saver_def is not None and export_scope:
         saver_def = _scoped_saver_def(saver_def, export_scope, strip_name_scope)
     meta = create_meta_graph_def(
-        meta_info_def=meta_info_def, graph_def=scoped, saver_def=saver_def,
-        collection_list=collection_list, graph=graph, export_scope=export_scope,
-        exclude_nodes=exclude, clear_extraneous_savers=clear_extraneous_savers,
+        meta_info_def=meta_info_def,
+        graph_def=scoped,
+        saver_def=saver_def,
+        collection_list=collection_list,
+        graph=graph,
+        export_scope=export_scope,
+        exclude_nodes=exclude,
+        clear_extraneous_savers=clear_extraneous_savers,
         strip_default_attrs=strip_default_attrs,
     )
     if unbound and unbound_inputs_col_name:
@@ -440,8 +466,11 @@ def write_meta_graph_file(meta_graph_def: Any, filename: str, as_text: bool = Fa
     parent = os.path.dirname(filename)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    data = text_format.MessageToString(meta_graph_def).encode() if as_text else (
-        meta_graph_def.SerializeToString())
+    data = (
+        text_format.MessageToString(meta_graph_def).encode()
+        if as_text
+        else (meta_graph_def.SerializeToString())
+    )
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as f:
@@ -452,8 +481,7 @@ def write_meta_graph_file(meta_graph_def: Any, filename: str, as_text: bool = Fa
 
 
 def read_meta_graph_file(filename: str) -> Any:
-    """Reads a binary or text `MetaGraphDef` file (follows
-    `meta_graph.read_meta_graph_file`).
+    """Reads a binary or text `MetaGraphDef` file (`meta_graph.read_meta_graph_file`).
 
     Raises:
       OSError: "File ... does not exist." or "Cannot parse file ...".
@@ -476,15 +504,19 @@ def read_meta_graph_file(filename: str) -> Any:
 
 
 # ------------------------------------------------------------------- importing
-def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
-                             graph: Any = None, import_scope: str | None = None,
-                             input_map: dict[str, Any] | None = None,
-                             unbound_inputs_col_name: str = "unbound_inputs",
-                             restore_collections_predicate: Callable[[str], bool] = (
-                                 lambda key: True),
-                             return_elements: list[str] | None = None) -> Any:
-    """Recreates a graph and its collections from a `MetaGraphDef` or meta graph file
-    (follows `meta_graph.import_scoped_meta_graph`).
+def import_scoped_meta_graph(
+    meta_graph_or_file: Any,
+    clear_devices: bool = False,
+    graph: Any = None,
+    import_scope: str | None = None,
+    input_map: dict[str, Any] | None = None,
+    unbound_inputs_col_name: str = "unbound_inputs",
+    restore_collections_predicate: Callable[[str], bool] = (lambda key: True),
+    return_elements: list[str] | None = None,
+) -> Any:
+    """Recreates a graph and its collections (`meta_graph.import_scoped_meta_graph`).
+
+    `meta_graph_or_file` is a `MetaGraphDef` or the path of a meta graph file.
 
     Returns:
       var_list: the imported global variables by name without the import scope; with
@@ -507,10 +539,12 @@ def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = Fals
             node.device = ""
     with graph.as_default():
         scope = graph.unique_name(import_scope, mark_as_used=False) if import_scope else ""
-        elements = import_graph_def(graph_def, input_map=input_map or None,
-                                    return_elements=return_elements, name=scope)
-        _restore_collections(graph, meta, scope, unbound_inputs_col_name,
-                             restore_collections_predicate)
+        elements = import_graph_def(
+            graph_def, input_map=input_map or None, return_elements=return_elements, name=scope
+        )
+        _restore_collections(
+            graph, meta, scope, unbound_inputs_col_name, restore_collections_predicate
+        )
     var_list = {
         strip_name_scope(v.name, scope): v
         for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope or None)
@@ -526,12 +560,15 @@ def _check_unbound(meta: Any, col_name: str, input_map: dict[str, Any]) -> None:
     names = [n.decode() if isinstance(n, bytes) else n for n in names]
     missing = [n for n in names if n not in input_map and n + ":0" not in input_map]
     if missing:
-        raise ValueError(f"Graph contains unbound inputs: {','.join(missing)}. Must provide "
-                         "these inputs through input_map.")
+        raise ValueError(
+            f"Graph contains unbound inputs: {','.join(missing)}. Must provide "
+            "these inputs through input_map."
+        )
 
 
-def _restore_collections(graph: Any, meta: Any, scope: str, unbound_col: str,
-                         predicate: Callable[[str], bool]) -> None:
+def _restore_collections(
+    graph: Any, meta: Any, scope: str, unbound_col: str, predicate: Callable[[str], bool]
+) -> None:
     variables: dict[bytes, Any] = {}
     for key, col_def in sorted(meta.collection_def.items()):
         if key == unbound_col or not predicate(key):

@@ -1,5 +1,6 @@
-"""`tf.train.Saver`: save and restore variables as V2 checkpoints, export and import meta
-graphs (follows TF 1.x `python/training/saver.py`).
+"""`tf.train.Saver`: V2 checkpoints of variables, meta graph export and import.
+
+Follows TF 1.x `python/training/saver.py`.
 
 The save and restore ops run on the devices the graph places them on (see
 `saver_builder`); this client only feeds the checkpoint prefix, writes the `.meta` file and
@@ -14,6 +15,7 @@ state file naming only complete checkpoints:
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from typing import Any
@@ -32,6 +34,8 @@ from tensorweave.training.checkpoint_management import (
     update_checkpoint_state,
 )
 from tensorweave.training.saver_builder import BaseSaverBuilder, BulkSaverBuilder
+
+_log = logging.getLogger(__name__)
 
 
 def _all_saveable_objects(scope: str | None = None) -> list[Any]:
@@ -77,16 +81,29 @@ class Saver:
         variables to save"), `defer_build` with a var_list, or an invalid `saver_def`.
     """
 
-    def __init__(self, var_list: Any = None, reshape: bool = False, sharded: bool = False,
-                 max_to_keep: int | None = 5, keep_checkpoint_every_n_hours: float = 10000.0,
-                 name: str | None = None, restore_sequentially: bool = False,
-                 saver_def: Any = None, builder: Any = None, defer_build: bool = False,
-                 allow_empty: bool = False, write_version: int = saver_pb2.SaverDef.V2,
-                 pad_step_number: bool = False, save_relative_paths: bool = False,
-                 filename: str | None = None):
+    def __init__(
+        self,
+        var_list: Any = None,
+        reshape: bool = False,
+        sharded: bool = False,
+        max_to_keep: int | None = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        name: str | None = None,
+        restore_sequentially: bool = False,
+        saver_def: Any = None,
+        builder: Any = None,
+        defer_build: bool = False,
+        allow_empty: bool = False,
+        write_version: int = saver_pb2.SaverDef.V2,
+        pad_step_number: bool = False,
+        save_relative_paths: bool = False,
+        filename: str | None = None,
+    ):
         if defer_build and var_list is not None and not _is_empty(var_list):
-            raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
-                             "set defer_build=False or var_list=None.")
+            raise ValueError(
+                "If `var_list` is provided then build cannot be deferred. Either "
+                "set defer_build=False or var_list=None."
+            )
         self._var_list = var_list
         self._reshape = reshape
         self._sharded = sharded
@@ -134,10 +151,13 @@ class Saver:
                 raise ValueError("No variables to save")
             self._is_empty = False
             self.saver_def = self._builder._build_internal(
-                self._var_list, reshape=self._reshape, sharded=self._sharded,
+                self._var_list,
+                reshape=self._reshape,
+                sharded=self._sharded,
                 max_to_keep=self._max_to_keep,
                 keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
-                name=self._name, restore_sequentially=self._restore_sequentially,
+                name=self._name,
+                restore_sequentially=self._restore_sequentially,
                 filename=self._filename or "model",
             )
         elif self._name:
@@ -163,16 +183,22 @@ class Saver:
         return self.saver_def
 
     def to_proto(self, export_scope: str | None = None) -> Any:
-        """The `SaverDef` with `export_scope` stripped, or None when the saver is outside
-        that scope (for the `SAVERS` collection)."""
+        """The `SaverDef` with `export_scope` stripped (for the `SAVERS` collection).
+
+        None when the saver is outside that scope.
+        """
         if export_scope is None:
             return self.saver_def
-        names = (self.saver_def.filename_tensor_name, self.saver_def.save_tensor_name,
-                 self.saver_def.restore_op_name)
+        names = (
+            self.saver_def.filename_tensor_name,
+            self.saver_def.save_tensor_name,
+            self.saver_def.restore_op_name,
+        )
         if not all(n.startswith(export_scope) for n in names):
             return None
-        return meta_graph._scoped_saver_def(self.saver_def, export_scope,
-                                            meta_graph.strip_name_scope)
+        return meta_graph._scoped_saver_def(
+            self.saver_def, export_scope, meta_graph.strip_name_scope
+        )
 
     @staticmethod
     def from_proto(saver_def: Any, import_scope: str | None = None) -> Saver:
@@ -204,9 +230,11 @@ class Saver:
         self._last_checkpoints = list(last_checkpoints_with_time)
 
     def recover_last_checkpoints(self, checkpoint_paths: list[str]) -> None:
-        """Adopts the existing ones of `checkpoint_paths` as the kept checkpoints, with
-        their file times (e.g. `get_checkpoint_state(d).all_model_checkpoint_paths` after
-        a restart)."""
+        """Adopts the existing ones of `checkpoint_paths` as the kept checkpoints.
+
+        Their file times become their save times, e.g. for
+        `get_checkpoint_state(d).all_model_checkpoint_paths` after a restart.
+        """
         recovered = []
         for path in checkpoint_paths:
             mtimes = get_checkpoint_mtimes([path])
@@ -217,9 +245,7 @@ class Saver:
     def _record_last_checkpoint(self, latest_save_path: str) -> None:
         if not self.saver_def.max_to_keep:
             return
-        self._last_checkpoints = [
-            p for p in self._last_checkpoints if p[0] != latest_save_path
-        ]
+        self._last_checkpoints = [p for p in self._last_checkpoints if p[0] != latest_save_path]
         self._last_checkpoints.append((latest_save_path, time.time()))
         while len(self._last_checkpoints) > self.saver_def.max_to_keep:
             self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
@@ -228,22 +254,26 @@ class Saver:
         while self._checkpoints_to_be_deleted:
             path, stamp = self._checkpoints_to_be_deleted.pop(0)
             if stamp is not None and stamp > self._next_checkpoint_time:
-                self._next_checkpoint_time += (
-                    self.saver_def.keep_checkpoint_every_n_hours * 3600
-                )
+                self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
                 continue
             try:
                 remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
             except OSError as e:
-                import logging
-
-                logging.getLogger(__name__).warning("Ignoring: %s", e)
+                _log.warning("Ignoring: %s", e)
 
     # ------------------------------------------------------------ save/restore
-    def save(self, sess: Any, save_path: str, global_step: Any = None,
-             latest_filename: str | None = None, meta_graph_suffix: str = "meta",
-             write_meta_graph: bool = True, write_state: bool = True,
-             strip_default_attrs: bool = False, save_debug_info: bool = False) -> str | None:
+    def save(
+        self,
+        sess: Any,
+        save_path: str,
+        global_step: Any = None,
+        latest_filename: str | None = None,
+        meta_graph_suffix: str = "meta",
+        write_meta_graph: bool = True,
+        write_state: bool = True,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> str | None:
         """Saves the variables as checkpoint `save_path` (or `save_path-<global_step>`).
 
         Args:
@@ -286,37 +316,46 @@ class Saver:
         if not self._is_empty:
             prefix = self._run_save(sess, checkpoint_file, save_path)
         if write_meta_graph:
-            meta_file = checkpoint_management.meta_graph_filename(checkpoint_file,
-                                                                  meta_graph_suffix)
+            meta_file = checkpoint_management.meta_graph_filename(
+                checkpoint_file, meta_graph_suffix
+            )
             with sess.graph.as_default():
                 self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs)
         if write_state and prefix is not None:
             self._record_last_checkpoint(prefix)
             update_checkpoint_state(
-                parent, prefix, all_model_checkpoint_paths=self.last_checkpoints,
-                latest_filename=latest_filename, save_relative_paths=self._save_relative_paths,
+                parent,
+                prefix,
+                all_model_checkpoint_paths=self.last_checkpoints,
+                latest_filename=latest_filename,
+                save_relative_paths=self._save_relative_paths,
             )
             self._maybe_delete_old_checkpoints(meta_graph_suffix=meta_graph_suffix)
         del save_debug_info
         return prefix
 
-    def _checkpoint_file(self, sess: Any, save_path: str, global_step: Any,
-                         latest_filename: str) -> str:
+    def _checkpoint_file(
+        self, sess: Any, save_path: str, global_step: Any, latest_filename: str
+    ) -> str:
         if global_step is None:
-            if os.path.basename(save_path) == latest_filename and not self._sharded:
-                raise ValueError(f"'latest_filename' collides with 'save_path': "
-                                 f"'{latest_filename}' and '{save_path}'")
+            sharded = self.saver_def.sharded if self.saver_def is not None else self._sharded
+            if os.path.basename(save_path) == latest_filename and not sharded:
+                raise ValueError(
+                    f"'latest_filename' collides with 'save_path': "
+                    f"'{latest_filename}' and '{save_path}'"
+                )
             return save_path
         if not isinstance(global_step, int) and not hasattr(global_step, "__index__"):
             global_step = sess.run(global_step)
         step = int(global_step)
-        return "%s-%08d" % (save_path, step) if self._pad_step_number else "%s-%d" % (
-            save_path, step)
+        return f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
 
     def _run_save(self, sess: Any, checkpoint_file: str, save_path: str) -> str:
         try:
-            result = sess.run(self.saver_def.save_tensor_name,
-                              {self.saver_def.filename_tensor_name: checkpoint_file})
+            result = sess.run(
+                self.saver_def.save_tensor_name,
+                {self.saver_def.filename_tensor_name: checkpoint_file},
+            )
         except (errors.FailedPreconditionError, errors.NotFoundError) as e:
             parent = os.path.dirname(save_path)
             if parent and not os.path.isdir(parent):
@@ -342,42 +381,65 @@ class Saver:
             return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
-        sess.run(self.saver_def.restore_op_name,
-                 {self.saver_def.filename_tensor_name: os.fspath(save_path)})
+        _log.info("Restoring parameters from %s", save_path)
+        sess.run(
+            self.saver_def.restore_op_name,
+            {self.saver_def.filename_tensor_name: os.fspath(save_path)},
+        )
 
-    def export_meta_graph(self, filename: str | None = None,
-                          collection_list: list[str] | None = None, as_text: bool = False,
-                          export_scope: str | None = None, clear_devices: bool = False,
-                          clear_extraneous_savers: bool = False,
-                          strip_default_attrs: bool = False,
-                          save_debug_info: bool = False) -> Any:
-        """Exports the default graph with this saver's `SaverDef` as a `MetaGraphDef`
-        (written to `filename` when given); see the module function."""
+    def export_meta_graph(
+        self,
+        filename: str | None = None,
+        collection_list: list[str] | None = None,
+        as_text: bool = False,
+        export_scope: str | None = None,
+        clear_devices: bool = False,
+        clear_extraneous_savers: bool = False,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> Any:
+        """Exports the default graph with this saver's `SaverDef` as a `MetaGraphDef`.
+
+        Written to `filename` when given; see the module function.
+        """
         return export_meta_graph(
-            filename=filename, graph_def=graph_mod.get_default_graph().as_graph_def(
-                add_shapes=True),
-            saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
-            export_scope=export_scope, clear_devices=clear_devices,
+            filename=filename,
+            graph_def=graph_mod.get_default_graph().as_graph_def(add_shapes=True),
+            saver_def=self.saver_def,
+            collection_list=collection_list,
+            as_text=as_text,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
             clear_extraneous_savers=clear_extraneous_savers,
-            strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+            strip_default_attrs=strip_default_attrs,
+            save_debug_info=save_debug_info,
         )
 
 
 meta_graph.register_proto_function(
-    GraphKeys.SAVERS, proto_type=saver_pb2.SaverDef, to_proto=Saver.to_proto,
+    GraphKeys.SAVERS,
+    proto_type=saver_pb2.SaverDef,
+    to_proto=Saver.to_proto,
     from_proto=Saver.from_proto,
 )
 
 
-def export_meta_graph(filename: str | None = None, meta_info_def: Any = None,
-                      graph_def: Any = None, saver_def: Any = None,
-                      collection_list: list[str] | None = None, as_text: bool = False,
-                      graph: Any = None, export_scope: str | None = None,
-                      clear_devices: bool = False, clear_extraneous_savers: bool = False,
-                      strip_default_attrs: bool = False, save_debug_info: bool = False,
-                      **kwargs: Any) -> Any:
-    """Exports a graph, its collections and an optional `SaverDef` as a `MetaGraphDef`
-    (follows `tf.train.export_meta_graph`).
+def export_meta_graph(
+    filename: str | None = None,
+    meta_info_def: Any = None,
+    graph_def: Any = None,
+    saver_def: Any = None,
+    collection_list: list[str] | None = None,
+    as_text: bool = False,
+    graph: Any = None,
+    export_scope: str | None = None,
+    clear_devices: bool = False,
+    clear_extraneous_savers: bool = False,
+    strip_default_attrs: bool = False,
+    save_debug_info: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Exports a graph, its collections and a `SaverDef` (`tf.train.export_meta_graph`).
 
     Args:
       filename: where to write it (binary, or text format with `as_text`); None: don't.
@@ -403,20 +465,32 @@ def export_meta_graph(filename: str | None = None, meta_info_def: Any = None,
     """
     del kwargs
     meta, _ = meta_graph.export_scoped_meta_graph(
-        filename=filename, meta_info_def=meta_info_def, graph_def=graph_def,
-        saver_def=saver_def, collection_list=collection_list, as_text=as_text, graph=graph,
-        export_scope=export_scope, clear_devices=clear_devices,
+        filename=filename,
+        meta_info_def=meta_info_def,
+        graph_def=graph_def,
+        saver_def=saver_def,
+        collection_list=collection_list,
+        as_text=as_text,
+        graph=graph,
+        export_scope=export_scope,
+        clear_devices=clear_devices,
         clear_extraneous_savers=clear_extraneous_savers,
-        strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+        strip_default_attrs=strip_default_attrs,
+        save_debug_info=save_debug_info,
     )
     return meta
 
 
-def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
-                      import_scope: str | None = None, **kwargs: Any) -> Saver | None:
-    """Recreates the graph and collections saved in a meta graph into the default graph,
-    without the model code, and returns a Saver for it (follows
-    `tf.train.import_meta_graph`).
+def import_meta_graph(
+    meta_graph_or_file: Any,
+    clear_devices: bool = False,
+    import_scope: str | None = None,
+    **kwargs: Any,
+) -> Saver | None:
+    """Recreates a saved graph without the model code (`tf.train.import_meta_graph`).
+
+    The graph and its collections are imported into the default graph, and a Saver for it
+    is returned.
 
     Args:
       meta_graph_or_file: a `MetaGraphDef` or the path of a `.meta` file.

@@ -1,5 +1,6 @@
-"""Building the save/restore subgraph of a `Saver` (follows TF 1.x `BaseSaverBuilder`,
-`BulkSaverBuilder` and `saveable_object_util`).
+"""Building the save/restore subgraph of a `Saver`.
+
+Follows TF 1.x `BaseSaverBuilder`, `BulkSaverBuilder` and `saveable_object_util`.
 
 Unsharded, the graph is TensorFlow's::
 
@@ -8,12 +9,10 @@ Unsharded, the graph is TensorFlow's::
     save/RestoreV2 -> save/Assign, save/Assign_1, ... -> save/restore_all (NoOp)
 
 Sharded, one `SaveV2` per variable device runs on that device's CPU and writes
-`<prefix>_temp_<uuid>/part-0000K-of-0000N` (`ShardedFilename`); `MergeV2Checkpoints` then
-moves the parts into `<prefix>.data-0000K-of-0000N` and writes the merged index; one
-`RestoreV2` per device (`save/restore_shard*`) feeds that device's assigns. The merge's list
-of part prefixes is one broadcasting `StringJoin` of the temporary prefix and constant
-`-0000K-of-0000N` suffixes (TensorFlow packs the `ShardedFilename` outputs instead), so a
-builder overriding `sharded_filename` must keep its naming.
+`<prefix>_temp_<uuid>/part-0000K-of-0000N` (`StringJoin` + `ShardedFilename`);
+`MergeV2Checkpoints` (on the device scope in force when the Saver is built) then moves the
+parts into `<prefix>.data-0000K-of-0000N` and writes the merged index; one `RestoreV2` per
+device (`save/restore_shard*`) feeds that device's assigns.
 
 Deviation from TensorFlow: for a variable whose static shape is fully defined (rank >= 1)
 and `reshape=False`, the restore uses the shape-and-slice spec `"d0 .. dk -:..:-"` (the
@@ -125,8 +124,7 @@ def _is_variable_tensor(t: Any) -> bool:
 
 
 def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> dict[str, Any]:
-    """Maps the checkpoint key (the variable's op name) to each variable of `op_list`
-    (follows `saveable_object_util.op_list_to_dict`).
+    """Maps checkpoint keys (variable op names) to variables (TF's `op_list_to_dict`).
 
     Raises:
       TypeError: if `op_list` is not a list/tuple/set, or holds something that is not a
@@ -156,8 +154,7 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
 
 
 def saveable_objects_for_op(op: Any, name: Any) -> list[SaveableObject]:
-    """The `SaveableObject`s saving `op` under `name` (follows
-    `saveable_object_util.saveable_objects_for_op`).
+    """The `SaveableObject`s saving `op` under `name` (TF's `saveable_objects_for_op`).
 
     Raises:
       TypeError: if `name` is not a string or `op` is not a variable or saveable.
@@ -181,8 +178,9 @@ def saveable_objects_for_op(op: Any, name: Any) -> list[SaveableObject]:
 
 
 def validate_and_slice_inputs(names_to_saveables: Any) -> list[SaveableObject]:
-    """The `SaveableObject`s of a var_list (list or dict), sorted by checkpoint key
-    (follows `saveable_object_util.validate_and_slice_inputs`).
+    """The `SaveableObject`s of a var_list (TF's `validate_and_slice_inputs`).
+
+    `names_to_saveables` is a list or dict; the result is sorted by checkpoint key.
 
     Raises:
       TypeError, ValueError: as `op_list_to_dict` and `saveable_objects_for_op`; also
@@ -204,22 +202,14 @@ def validate_and_slice_inputs(names_to_saveables: Any) -> list[SaveableObject]:
 
 
 # ------------------------------------------------------------------ graph helpers
-def _group(ops: list[Any], name: str) -> Operation:
-    """A NoOp named `name` that runs after `ops` (what `tf.group(*ops, name=name)` builds)."""
-    g = graph_mod.get_default_graph()
-    deps = [x.op if isinstance(x, Tensor) else x for x in ops]
-    with g.name_scope(name) as scope, g.control_dependencies(deps):
-        return control_flow_ops.no_op(name=scope)
+def _with_dependencies(deps: list[Any], tensor: Tensor) -> Tensor:
+    """`tensor` through an Identity colocated with it that runs after `deps`.
 
-
-def _with_dependencies(deps: list[Any], tensor: Tensor, name: str | None = None) -> Tensor:
-    """`tensor` through an Identity colocated with it that runs after `deps` (what
-    `control_flow_ops.with_dependencies` builds, default name `control_dependency`)."""
-    g = tensor.graph
-    ops = [x.op if isinstance(x, Tensor) else x for x in deps]
-    with g.name_scope(name or "control_dependency") as scope, g.colocate_with(tensor.op):
-        with g.control_dependencies(ops):
-            return array_ops.identity(tensor, name=scope)
+    The Identity is named `control_dependency`; TensorFlow's `with_dependencies`
+    colocates it too.
+    """
+    with tensor.graph.colocate_with(tensor.op):
+        return control_flow_ops.with_dependencies(deps, tensor)
 
 
 def set_cpu0(device: str) -> str:
@@ -233,8 +223,9 @@ def _full_slice_spec(shape: TensorShape) -> str:
 
 
 class BaseSaverBuilder:
-    """Builds the save and restore ops of a `Saver` (follows TF 1.x `BaseSaverBuilder`;
-    one `RestoreV2` for all tensors of a shard, as `BulkSaverBuilder`).
+    """Builds the save and restore ops of a `Saver` (follows TF 1.x `BaseSaverBuilder`).
+
+    One `RestoreV2` reads all tensors of a shard, as `BulkSaverBuilder` does.
 
     Args:
       write_version: `SaverDef.V2` (the only format tensorweave writes).
@@ -303,7 +294,7 @@ class BaseSaverBuilder:
 
     def _add_sharded_save_ops(self, checkpoint_prefix: Tensor, per_device: list) -> Tensor:
         g = checkpoint_prefix.graph
-        suffix = "_temp_%s/part" % uuid.uuid4().hex
+        suffix = f"_temp_{uuid.uuid4().hex}/part"
         tmp_prefix = io_ops.string_join([checkpoint_prefix, suffix])
         num_shards = constant_op.constant(len(per_device), name="num_shards")
         saves, prefixes = [], []
@@ -313,14 +304,8 @@ class BaseSaverBuilder:
                 prefixes.append(filename)
                 saves.append(self._add_save_ops(filename, saveables))
         with g.control_dependencies([x.op for x in saves]):
-            # NOTE: TensorFlow packs the ShardedFilename outputs; one broadcasting StringJoin
-            # gives the same strings without depending on Pack.
-            n = len(per_device)
-            parts = constant_op.constant(
-                ["-%05d-of-%05d" % (k, n) for k in range(n)], name="part_suffixes"
-            )
-            packed = io_ops.string_join([tmp_prefix, parts], name="checkpoint_prefixes")
-            merge = io_ops.merge_v2_checkpoints(packed, checkpoint_prefix, delete_old_dirs=True)
+            # NOTE: the list of part prefixes is packed (`Pack`) when converted to a tensor.
+            merge = io_ops.merge_v2_checkpoints(prefixes, checkpoint_prefix, delete_old_dirs=True)
             with g.control_dependencies([merge]):
                 return array_ops.identity(checkpoint_prefix)
 
@@ -345,7 +330,7 @@ class BaseSaverBuilder:
             n = len(saveable.specs)
             assigns.append(saveable.restore(tensors[idx : idx + n], shapes))
             idx += n
-        return _group(assigns, name=name)
+        return control_flow_ops.group(*assigns, name=name)
 
     def _add_sharded_restore_ops(
         self, filename_tensor: Tensor, per_device: list, restore_sequentially: bool, reshape: bool
@@ -364,7 +349,7 @@ class BaseSaverBuilder:
                         name="restore_shard",
                     )
                 )
-        return _group(restores, name="restore_all")
+        return control_flow_ops.group(*restores, name="restore_all")
 
     @staticmethod
     def _group_by_devices(saveables: list[SaveableObject]) -> list[tuple[str, list]]:
@@ -389,8 +374,7 @@ class BaseSaverBuilder:
         restore_sequentially: bool = False,
         filename: str = "model",
     ) -> Any:
-        """Builds the save and restore ops; returns their `SaverDef` (follows
-        `BaseSaverBuilder.build`).
+        """Builds the save and restore ops; returns their `SaverDef` (TF's `build`).
 
         Raises:
           TypeError, ValueError: for an invalid `names_to_saveables`.

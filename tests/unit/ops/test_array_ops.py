@@ -10,14 +10,24 @@ import tensorweave as tf
 from tensorweave.framework.tensor_shape import TensorShape
 
 ALL_DTYPES = [
-    np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
-    np.uint16, np.bool_, np.complex64, np.complex128,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.bool_,
+    np.complex64,
+    np.complex128,
 ]
 
 
 def _value(shape, dtype, seed=0):
     rng = np.random.RandomState(seed)
-    if dtype == object:
+    if dtype is object:
         return np.array([b"s%d" % i for i in range(int(np.prod(shape)))], dtype=object).reshape(
             shape
         )
@@ -36,7 +46,7 @@ def _run(fetches, feed_dict=None):
 
 
 def _check(got, want):
-    got = np.asarray(got, dtype=object if np.asarray(want).dtype == object else None)
+    got = np.asarray(got, dtype=object if np.asarray(want).dtype.kind == "O" else None)
     assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
     assert got.shape == np.asarray(want).shape
     np.testing.assert_array_equal(got, want)
@@ -79,7 +89,7 @@ def test_shape_of_static_shape_is_const():
 @pytest.mark.parametrize("dtype", ALL_DTYPES + [object])
 def test_reshape_kernel_dtypes(dtype):
     v = _value((2, 3, 4), dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt)
         got = _run([tf.reshape(x, [4, -1]), tf.reshape(x, [24])], {x: v})
@@ -89,8 +99,7 @@ def test_reshape_kernel_dtypes(dtype):
 
 @pytest.mark.parametrize(
     "in_shape,new_shape",
-    [((0,), [0, 5]), ((0, 3), [-1, 3]), ((6,), [2, 3]), ((), [1, 1]), ((1,), []),
-     ((2, 3), [-1])],
+    [((0,), [0, 5]), ((0, 3), [-1, 3]), ((6,), [2, 3]), ((), [1, 1]), ((1,), []), ((2, 3), [-1])],
 )
 def test_reshape_matches_numpy(in_shape, new_shape):
     v = np.arange(int(np.prod(in_shape)), dtype=np.int64).reshape(in_shape)
@@ -105,7 +114,8 @@ def test_reshape_static_shapes():
         assert tf.reshape(tf.placeholder(tf.float32, [2, 3]), [3, 2]).shape.as_list() == [3, 2]
         assert tf.reshape(tf.placeholder(tf.float32, [2, 3]), [-1, 2]).shape.as_list() == [3, 2]
         assert tf.reshape(tf.placeholder(tf.float32, [None, 3]), [-1, 3]).shape.as_list() == [
-            None, 3
+            None,
+            3,
         ]
         assert tf.reshape(tf.placeholder(tf.float32), [-1, 3]).shape.as_list() == [None, 3]
         s = tf.placeholder(tf.int32, [3])
@@ -195,8 +205,12 @@ def test_squeeze():
     v = np.arange(6, dtype=np.float64).reshape(1, 2, 1, 3, 1)
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float64, v.shape)
-        cases = [(None, np.squeeze(v)), ([0], np.squeeze(v, 0)), ([2, -1], np.squeeze(v, (2, 4))),
-                 (-3, np.squeeze(v, 2))]
+        cases = [
+            (None, np.squeeze(v)),
+            ([0], np.squeeze(v, 0)),
+            ([2, -1], np.squeeze(v, (2, 4))),
+            (-3, np.squeeze(v, 2)),
+        ]
         for axis, want in cases:
             y = tf.squeeze(x, axis)
             assert y.shape.as_list() == list(want.shape)
@@ -223,7 +237,7 @@ def test_squeeze():
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, object])
 def test_transpose(dtype):
     v = _value((2, 3, 4), dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt, [2, 3, 4])
         y1, y2 = tf.transpose(x), tf.transpose(x, [1, 2, 0])
@@ -242,8 +256,9 @@ def test_transpose_shapes_and_errors():
     with tf.Graph().as_default():
         u = tf.placeholder(tf.float32)
         assert tf.transpose(u, [1, 0]).shape.as_list() == [None, None]
-        assert tf.transpose(tf.placeholder(tf.float32, [2, None]), tf.placeholder(
-            tf.int32, [2])).shape.as_list() == [None, None]
+        assert tf.transpose(
+            tf.placeholder(tf.float32, [2, None]), tf.placeholder(tf.int32, [2])
+        ).shape.as_list() == [None, None]
         x = tf.placeholder(tf.float32, [2, 3])
         with pytest.raises(ValueError, match="perm dim 2 is out of range of input rank 2"):
             tf.transpose(x, [0, 2])
@@ -260,8 +275,9 @@ def test_transpose_shapes_and_errors():
         ip = tf.invert_permutation(p)
         assert ip.shape.as_list() == [None]
         _check(_run(ip, {p: [2, 0, 1]}), np.array([1, 2, 0], np.int32))
-        _check(_run(tf.invert_permutation(tf.constant([1, 0], tf.int64))),
-               np.array([1, 0], np.int64))
+        _check(
+            _run(tf.invert_permutation(tf.constant([1, 0], tf.int64))), np.array([1, 0], np.int64)
+        )
         with pytest.raises(tf.errors.InvalidArgumentError, match="1 is duplicated"):
             _run(ip, {p: [1, 1]})
         with pytest.raises(tf.errors.InvalidArgumentError, match="3 is not between 0 and 2"):
@@ -298,8 +314,13 @@ def test_fill_shapes_and_errors():
 
 @pytest.mark.parametrize(
     "dtype,zero,one",
-    [(tf.float32, 0.0, 1.0), (tf.int64, 0, 1), (tf.bool, False, True), (tf.complex64, 0, 1),
-     (tf.uint8, 0, 1)],
+    [
+        (tf.float32, 0.0, 1.0),
+        (tf.int64, 0, 1),
+        (tf.bool, False, True),
+        (tf.complex64, 0, 1),
+        (tf.uint8, 0, 1),
+    ],
 )
 def test_zeros_ones(dtype, zero, one):
     npt = dtype.as_numpy_dtype
@@ -334,19 +355,19 @@ def test_zeros_string_and_scalar_shape_tensor():
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_, np.complex128, object])
 def test_zeros_like_ones_like(dtype):
     v = _value((2, 3), dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt)
         z = tf.zeros_like(x)
         assert z.op.type == "ZerosLike"
         fetches = [z]
-        if dtype != object:
+        if dtype is not object:
             o = tf.ones_like(x)
             fetches.append(o)
             fetches.append(tf.zeros_like(x, dtype=tf.float64))
         got = _run(fetches, {x: v})
-    _check(got[0], np.zeros_like(v) if dtype != object else np.full((2, 3), b"", object))
-    if dtype != object:
+    _check(got[0], np.zeros_like(v) if dtype is not object else np.full((2, 3), b"", object))
+    if dtype is not object:
         _check(got[1], np.ones_like(v))
         _check(got[2], np.zeros((2, 3), np.float64))
 
@@ -382,7 +403,7 @@ def test_ones_like_op_kernel():
 @pytest.mark.parametrize("dtype", ALL_DTYPES + [object])
 def test_stack_unstack_dtypes(dtype):
     vs = [_value((2, 3), dtype, seed=i) for i in range(3)]
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         xs = [tf.placeholder(tdt, [2, 3]) for _ in vs]
         feed = dict(zip(xs, vs))
@@ -400,9 +421,13 @@ def test_stack_unstack_dtypes(dtype):
 def test_stack_empty_and_errors():
     with tf.Graph().as_default():
         xs = [tf.placeholder(tf.float32, [0, 2]) for _ in range(2)]
-        _check(_run(tf.stack(xs, 1), {xs[0]: np.zeros((0, 2), np.float32),
-                                      xs[1]: np.zeros((0, 2), np.float32)}),
-               np.zeros((0, 2, 2), np.float32))
+        _check(
+            _run(
+                tf.stack(xs, 1),
+                {xs[0]: np.zeros((0, 2), np.float32), xs[1]: np.zeros((0, 2), np.float32)},
+            ),
+            np.zeros((0, 2, 2), np.float32),
+        )
         with pytest.raises(ValueError, match=r"axis = 3 not in \[-3, 3\)"):
             tf.stack(xs, axis=3)
         with pytest.raises(ValueError, match="must be equal rank"):
@@ -412,8 +437,11 @@ def test_stack_empty_and_errors():
         with pytest.raises(TypeError):
             tf.stack([tf.placeholder(tf.float32), tf.placeholder(tf.int32)])
         a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Shapes of all inputs must match: "
-                           r"values\[0\].shape = \[2\] != values\[1\].shape = \[3\]"):
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match=r"Shapes of all inputs must match: "
+            r"values\[0\].shape = \[2\] != values\[1\].shape = \[3\]",
+        ):
             _run(tf.stack([a, b]), {a: np.zeros(2), b: np.zeros(3)})
 
 
@@ -486,7 +514,7 @@ def test_autopacking_with_variable_and_dtype_request():
 @pytest.mark.parametrize("dtype", ALL_DTYPES + [object])
 def test_concat_dtypes(dtype):
     a, b = _value((2, 3), dtype, 0), _value((2, 1), dtype, 1)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         got = _run(tf.concat([tf.constant(a, dtype=tdt), tf.constant(b, dtype=tdt)], 1))
     _check(got, np.concatenate([a, b], 1))
@@ -502,8 +530,9 @@ def test_concat_shapes_and_kernel():
         assert tf.concat([a, b], 1).shape.as_list() == [2, None]
         assert tf.concat([a, b], tf.placeholder(tf.int32, [])).shape.as_list() == [None, None]
         assert tf.concat([a, tf.placeholder(tf.float32)], 0).shape.as_list() == [None, None]
-        e = tf.concat([tf.placeholder(tf.float32, [0, 3]), tf.placeholder(tf.float32, [2, 3])],
-                      np.int64(-2))
+        e = tf.concat(
+            [tf.placeholder(tf.float32, [0, 3]), tf.placeholder(tf.float32, [2, 3])], np.int64(-2)
+        )
         assert e.shape.as_list() == [2, 3]
         va, vb = np.ones((2, 3), np.float32), np.zeros((4, 3), np.float32)
         _check(_run(c, {a: va, b: vb}), np.concatenate([va, vb]))
@@ -524,8 +553,11 @@ def test_concat_errors():
         c = tf.concat([x, y], ax)
         v = np.zeros((2, 3), np.float32)
         with tf.Session() as sess:
-            with pytest.raises(tf.errors.InvalidArgumentError, match=r"ConcatOp : Dimensions of "
-                               r"inputs should match: shape\[0\] = \[2,3\] vs. shape\[1\] = \[2,4\]"):
+            with pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"ConcatOp : Dimensions of "
+                r"inputs should match: shape\[0\] = \[2,3\] vs. shape\[1\] = \[2,4\]",
+            ):
                 sess.run(c, {x: v, y: np.zeros((2, 4)), ax: 0})
             with pytest.raises(tf.errors.InvalidArgumentError, match="Ranks of all input tensors"):
                 sess.run(c, {x: v, y: np.zeros(3), ax: 0})
@@ -552,7 +584,7 @@ def test_concat_offset_kernel():
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, object])
 def test_split(dtype):
     v = _value((4, 6), dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt, [4, None])
         parts = tf.split(x, 3, axis=1)
@@ -584,8 +616,11 @@ def test_split_shapes_and_errors():
         with pytest.raises(ValueError, match=r"must be in range \[-2, 2\)"):
             tf.split(x, 5, axis=2)
         u, d = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Number of ways to split should"
-                           " evenly divide the split dimension, but got split_dim 0"):
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match="Number of ways to split should"
+            " evenly divide the split dimension, but got split_dim 0",
+        ):
             _run(tf.split(u, 2, axis=d), {u: np.zeros(5), d: 0})
         with pytest.raises(tf.errors.InvalidArgumentError, match="Determined shape must either"):
             _run(tf.split(u, sizes), {u: np.zeros(5), sizes: [2, 2]})
@@ -603,7 +638,7 @@ def test_split_shapes_and_errors():
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_, object])
 def test_tile(shape, multiples, dtype):
     v = _value(shape, dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt, shape)
         y = tf.tile(x, multiples)
@@ -631,19 +666,22 @@ def test_tile_errors():
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_, np.complex64, object])
 def test_pad(dtype):
     v = _value((2, 3), dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     pads = [[1, 0], [2, 1]]
     with tf.Graph().as_default():
         x = tf.placeholder(tdt, [2, None])
         y = tf.pad(x, pads)
         assert y.op.type == "Pad" and y.shape.as_list() == [3, None]
-        zero = np.zeros((), v.dtype) if dtype != object else b""
+        zero = np.zeros((), v.dtype) if dtype is not object else b""
         fetches = [y]
         if dtype not in (np.bool_, object):
             fetches.append(tf.pad(x, np.array(pads, np.int64), constant_values=7))
         got = _run(fetches, {x: v})
-    want = np.pad(v, pads, constant_values=zero) if dtype != object else np.array(
-        [[b""] * 6] + [[b"", b""] + list(r) + [b""] for r in v], dtype=object)
+    want = (
+        np.pad(v, pads, constant_values=zero)
+        if dtype is not object
+        else np.array([[b""] * 6] + [[b"", b""] + list(r) + [b""] for r in v], dtype=object)
+    )
     _check(got[0], want)
     if len(got) > 1:
         _check(got[1], np.pad(v, pads, constant_values=7))
@@ -702,12 +740,16 @@ def test_reverse_errors_and_strings():
 
 @pytest.mark.parametrize(
     "values,dtype",
-    [([1, 1, 2, 4, 4, 4, 7, 8, 8], np.int32), ([3.0, 1.0, 3.0, -2.0], np.float64), ([], np.int64),
-     ([b"b", b"a", b"b"], object)],
+    [
+        ([1, 1, 2, 4, 4, 4, 7, 8, 8], np.int32),
+        ([3.0, 1.0, 3.0, -2.0], np.float64),
+        ([], np.int64),
+        ([b"b", b"a", b"b"], object),
+    ],
 )
 def test_unique(values, dtype):
     v = np.array(values, dtype=dtype)
-    tdt = tf.string if dtype == object else tf.as_dtype(dtype)
+    tdt = tf.string if dtype is object else tf.as_dtype(dtype)
     with tf.Graph().as_default():
         x = tf.placeholder(tdt, [None])
         y, idx = tf.unique(x)

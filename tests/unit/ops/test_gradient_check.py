@@ -28,7 +28,7 @@ from tensorweave.testing.gradient_checker import (
 
 _CASE_MODULES = ("gradient_cases_array", "gradient_cases_math", "gradient_cases_nn")
 
-# Test modules register private `_Test*` ops and gradients (test_gradients_impl.py).
+# This module and test_gradients_impl.py register private `_Test*` ops and gradients.
 _TEST_OP_PREFIX = "_Test"
 
 # Ops that can take and produce float tensors but have no gradient, as in TensorFlow.

@@ -91,6 +91,17 @@ def test_print_gradient_registration():
     assert fn(y.op, "grad") == ["grad", None, None]
 
 
+def test_gradient_flows_through_print(capfd):
+    from tensorweave.ops.gradients_impl import gradients
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant([1.0, 2.0])
+        y = tf.Print(x, [x], message="fwd ") * 3.0
+        (dx,) = gradients([y], [x])
+    np.testing.assert_allclose(_run(dx, g), [3.0, 3.0])
+
+
 # --------------------------------------------------------------------------- Assert
 def _run(fetches, graph, feed_dict=None):
     with tf.Session(graph=graph) as sess:

@@ -77,8 +77,7 @@ def test_exact_error_messages():
         with pytest.raises(ValueError) as e:
             tf.get_variable("v", [3], dtype=tf.int32)
         assert str(e.value) == (
-            "Trying to share variable foo/v, but specified dtype int32 and found dtype "
-            "float32_ref."
+            "Trying to share variable foo/v, but specified dtype int32 and found dtype float32_ref."
         )
 
 
@@ -144,8 +143,9 @@ def test_init_from_non_tensor_value(graph):
 def test_initializer_ops_are_named_and_colocated(graph):
     with tf.variable_scope("layer"):
         w = tf.get_variable("w", [4, 3], initializer=tf.random_normal_initializer(seed=1))
-    init_ops_in_graph = [op for op in graph.get_operations()
-                         if op.name.startswith("layer/w/Initializer/")]
+    init_ops_in_graph = [
+        op for op in graph.get_operations() if op.name.startswith("layer/w/Initializer/")
+    ]
     assert init_ops_in_graph
     assert all(op.get_attr("_class") == [b"loc:@layer/w"] for op in init_ops_in_graph)
     assert w.op.name == "layer/w" and w.op.type == "VariableV2"
@@ -208,7 +208,8 @@ def test_var_scope_regularizer(graph):
             z = tf.get_variable("z", [])
         losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
         assert [t.name for t in losses] == [
-            "tower3/foo/v/Regularizer/loss1:0", "tower3/u/Regularizer/loss1:0",
+            "tower3/foo/v/Regularizer/loss1:0",
+            "tower3/u/Regularizer/loss1:0",
             "tower3/w/Regularizer/loss2:0",
         ]
         with tf.variable_scope("foo", reuse=True):
@@ -389,8 +390,12 @@ def test_default_name_interleaved_substrings():
     for prefix in ("defaultScope1", "defaultScope1", "defaultScope", "defaultScope1"):
         with tf.variable_scope(None, prefix), tf.variable_scope(None, "layer"):
             names.append(tf.get_variable("w", []).name)
-    assert names == ["defaultScope1/layer/w:0", "defaultScope1_1/layer/w:0",
-                     "defaultScope/layer/w:0", "defaultScope1_2/layer/w:0"]
+    assert names == [
+        "defaultScope1/layer/w:0",
+        "defaultScope1_1/layer/w:0",
+        "defaultScope/layer/w:0",
+        "defaultScope1_2/layer/w:0",
+    ]
 
 
 def test_default_name_counters_reset_when_parent_is_reentered():
@@ -403,7 +408,7 @@ def test_default_name_counters_reset_when_parent_is_reentered():
         with tf.variable_scope(None, default_name="bar"):
             assert tf.get_variable("c", [1]).name == "foo/bar/c:0"
     with tf.variable_scope("default") as default:
-        for i in range(2):
+        for _ in range(2):
             with tf.variable_scope(None, "layer"):
                 tf.get_variable("w", [])
         with tf.variable_scope(default):
@@ -501,11 +506,14 @@ def test_get_collection_and_local_variables():
         tf.get_variable("a", [])
         tf.get_variable("b", [], trainable=False)
         tf.get_variable("c", [], synchronization=tf.VariableSynchronization.ON_READ)
-        tf.get_variable("d", [], synchronization=tf.VariableSynchronization.ON_READ,
-                        trainable=True)
+        tf.get_variable("d", [], synchronization=tf.VariableSynchronization.ON_READ, trainable=True)
         assert [v.name for v in scope1.trainable_variables()] == ["foo_/a:0", "foo_/d:0"]
         assert [v.name for v in scope1.global_variables()] == [
-            "foo_/a:0", "foo_/b:0", "foo_/c:0", "foo_/d:0"]
+            "foo_/a:0",
+            "foo_/b:0",
+            "foo_/c:0",
+            "foo_/d:0",
+        ]
     with tf.variable_scope("foo") as scope2:
         tf.get_variable("a", [])
         assert [v.name for v in scope2.global_variables()] == ["foo/a:0"]

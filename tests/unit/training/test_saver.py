@@ -268,8 +268,9 @@ def test_state_file_format_and_relative_paths(tmp_path):
         with tf.Session() as sess:
             _init(sess, [v])
             p1 = relative.save(sess, str(tmp_path / "rel" / "model"), global_step=1)
-            p2 = absolute.save(sess, str(tmp_path / "abs" / "model"), global_step=1,
-                               latest_filename="latest")
+            p2 = absolute.save(
+                sess, str(tmp_path / "abs" / "model"), global_step=1, latest_filename="latest"
+            )
     text = (tmp_path / "rel" / "checkpoint").read_text()
     assert 'model_checkpoint_path: "model-1"' in text
     assert 'all_model_checkpoint_paths: "model-1"' in text

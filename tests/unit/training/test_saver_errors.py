@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.kernels import checkpoint_format
-from tensorweave.kernels import io_kernels  # noqa: F401  (registers the checkpoint kernels)
+from tensorweave.kernels import (
+    checkpoint_format,
+    io_kernels,  # noqa: F401  (registers the checkpoint kernels)
+)
 from tensorweave.training import checkpoint_management as cm
 from tensorweave.training.saver import Saver
 
@@ -49,8 +51,9 @@ def test_restore_missing_variable_is_atomic(tmp_path):
         missing = tf.Variable(0.0, name="v_missing")
         with tf.Session() as sess:
             sess.run([a.initializer, missing.initializer])
-            with pytest.raises(tf.errors.NotFoundError,
-                               match="Key v_missing not found in checkpoint"):
+            with pytest.raises(
+                tf.errors.NotFoundError, match="Key v_missing not found in checkpoint"
+            ):
                 Saver().restore(sess, prefix)
             assert sess.run(a) == 5.0  # nothing was assigned
 
@@ -69,8 +72,7 @@ def test_restore_scalar_shape_mismatch(tmp_path):
     prefix = _save(tmp_path, {"s": np.zeros((2,), np.float32)})
     with tf.Graph().as_default():
         tf.Variable(1.0, name="s")
-        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
-                                                 match=r"\[2\]"):
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=r"\[2\]"):
             Saver().restore(sess, prefix)
 
 
@@ -78,9 +80,12 @@ def test_restore_dtype_mismatch(tmp_path):
     prefix = _save(tmp_path, {"v": np.float64(1.0)})
     with tf.Graph().as_default():
         tf.Variable(1, name="v")
-        with tf.Session() as sess, pytest.raises(
-            tf.errors.InvalidArgumentError,
-            match="tensor_name = v; expected dtype int32 does not equal original dtype float64",
+        with (
+            tf.Session() as sess,
+            pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match="tensor_name = v; expected dtype int32 does not equal original dtype float64",
+            ),
         ):
             Saver().restore(sess, prefix)
 
@@ -229,8 +234,12 @@ def test_merge_crash_leaves_no_index(tmp_path, monkeypatch):
     @contextlib.contextmanager
     def crash():
         with monkeypatch.context() as m:
-            _failing_replace(m, lambda dst: dst.endswith(".data-00000-of-00001")
-                             and "model-2." in os.path.basename(dst))
+            _failing_replace(
+                m,
+                lambda dst: (
+                    dst.endswith(".data-00000-of-00001") and "model-2." in os.path.basename(dst)
+                ),
+            )
             yield
 
     first, second = _two_saves(tmp_path, crash, sharded=True)

@@ -10,8 +10,10 @@ import pytest
 from safetensors import safe_open
 
 import tensorweave as tf
-from tensorweave.kernels import checkpoint_format
-from tensorweave.kernels import io_kernels  # noqa: F401  (registers the checkpoint kernels)
+from tensorweave.kernels import (
+    checkpoint_format,
+    io_kernels,  # noqa: F401  (registers the checkpoint kernels)
+)
 from tensorweave.ops import io_ops
 
 ARRAYS = {
@@ -36,8 +38,9 @@ def _run(fetch):
 
 def _save(prefix, arrays):
     with tf.Graph().as_default():
-        tensors = [tf.constant(v, dtype=tf.string if v.dtype == object else None)
-                   for v in arrays.values()]
+        tensors = [
+            tf.constant(v, dtype=tf.string if v.dtype == object else None) for v in arrays.values()
+        ]
         _run(io_ops.save_v2(prefix, list(arrays), [""] * len(arrays), tensors))
 
 
@@ -53,7 +56,7 @@ def test_save_restore_every_storage_kind(tmp_path):
     dtypes = [tf.as_dtype(v.dtype) if v.dtype != object else tf.string for v in ARRAYS.values()]
     values = _restore(prefix, list(ARRAYS), dtypes)
     for (name, want), got in zip(ARRAYS.items(), values):
-        got = np.asarray(got)
+        got = np.asarray(got, dtype=object if want.dtype == object else None)
         assert got.shape == want.shape and got.dtype == want.dtype, name
         np.testing.assert_array_equal(got, want, err_msg=name)
 
@@ -66,8 +69,13 @@ def test_on_disk_format(tmp_path):
     assert index["num_shards"] == 1
     assert index["shards"][0]["file"] == "ck.data-00000-of-00001"
     entries = index["tensors"]
-    assert entries["f32"] == {**entries["f32"], "dtype": "float32", "shape": [3, 4],
-                              "storage": "safetensors", "shard": 0}
+    assert entries["f32"] == {
+        **entries["f32"],
+        "dtype": "float32",
+        "shape": [3, 4],
+        "storage": "safetensors",
+        "shard": 0,
+    }
     assert entries["c128"]["storage"] == "complex_pairs"
     assert entries["s"]["storage"] == "metadata" and entries["s"]["dtype"] == "string"
     with safe_open(prefix + ".data-00000-of-00001", framework="np") as f:
@@ -81,8 +89,7 @@ def test_on_disk_format(tmp_path):
 def test_restore_slices(tmp_path):
     prefix = str(tmp_path / "ck")
     _save(prefix, {"m": ARRAYS["f32"]})
-    whole, part = _restore(prefix, ["m", "m"], [tf.float32, tf.float32],
-                           ["3 4 -:-", "3 4 1,2:-"])
+    whole, part = _restore(prefix, ["m", "m"], [tf.float32, tf.float32], ["3 4 -:-", "3 4 1,2:-"])
     np.testing.assert_array_equal(whole, ARRAYS["f32"])
     np.testing.assert_array_equal(part, ARRAYS["f32"][1:3])
     with pytest.raises(tf.errors.InvalidArgumentError, match="does not match the shape stored"):
@@ -93,8 +100,9 @@ def test_restore_slices(tmp_path):
 
 def test_restore_shape_function():
     with tf.Graph().as_default():
-        a, b, c = io_ops.restore_v2("p", ["a", "b", "c"], ["", "5 -", "4 6 1,2:-"],
-                                    [tf.float32] * 3)
+        a, b, c = io_ops.restore_v2(
+            "p", ["a", "b", "c"], ["", "5 -", "4 6 1,2:-"], [tf.float32] * 3
+        )
         assert a.shape.ndims is None
         assert b.shape.as_list() == [5]
         assert c.shape.as_list() == [2, 6]
@@ -110,8 +118,9 @@ def test_restore_shape_function():
 def test_save_runtime_errors(tmp_path):
     with tf.Graph().as_default():
         names = tf.placeholder(tf.string, [None])
-        op = io_ops.save_v2(str(tmp_path / "x"), names, ["", ""], [tf.constant(1.0),
-                                                                    tf.constant(2.0)])
+        op = io_ops.save_v2(
+            str(tmp_path / "x"), names, ["", ""], [tf.constant(1.0), tf.constant(2.0)]
+        )
         with tf.Session() as sess:
             with pytest.raises(tf.errors.InvalidArgumentError, match="2 elements"):
                 sess.run(op, {names: ["a"]})

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.kernels import checkpoint_format
-from tensorweave.kernels import io_kernels  # noqa: F401  (registers the checkpoint kernels)
+from tensorweave.kernels import (
+    checkpoint_format,
+    io_kernels,  # noqa: F401  (registers the checkpoint kernels)
+)
 from tensorweave.ops import io_ops
 from tensorweave.protos import config_pb2
 from tensorweave.training import checkpoint_management as cm
@@ -59,8 +61,13 @@ def test_sharded_two_devices(tmp_path):
             np.testing.assert_array_equal(sess.run(a), np.arange(4))
             assert sess.run(b) == 9
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["checkpoint", "m.data-00000-of-00002", "m.data-00001-of-00002", "m.index",
-                     "m.meta"]  # the temporary part directory is gone
+    assert files == [
+        "checkpoint",
+        "m.data-00000-of-00002",
+        "m.data-00001-of-00002",
+        "m.index",
+        "m.meta",
+    ]  # the temporary part directory is gone
     index = json.loads((tmp_path / "m.index").read_text())
     assert index["num_shards"] == 2
     assert index["tensors"]["a"]["shard"] == 0
@@ -88,8 +95,7 @@ def test_sharded_checkpoint_restores_with_unsharded_saver(tmp_path):
 
 def _write_part(prefix, names, values):
     with tf.Graph().as_default():
-        op = io_ops.save_v2(prefix, names, [""] * len(names),
-                            [tf.constant(v) for v in values])
+        op = io_ops.save_v2(prefix, names, [""] * len(names), [tf.constant(v) for v in values])
         with tf.Session() as sess:
             sess.run(op)
 
@@ -110,7 +116,10 @@ def test_merge_v2_checkpoints_op(tmp_path):
     _merge([p0, p1], dest)
     assert not tmp.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "dest.data-00000-of-00002", "dest.data-00001-of-00002", "dest.index"]
+        "dest.data-00000-of-00002",
+        "dest.data-00001-of-00002",
+        "dest.index",
+    ]
     reader = checkpoint_format.CheckpointReader(dest)
     assert reader.get_tensor("x") == np.float32(1.0)
     np.testing.assert_array_equal(reader.get_tensor("y"), [1, 2])
