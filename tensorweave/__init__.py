@@ -4,7 +4,7 @@ Use it as `import tensorweave as tf`. The names below are explicit re-exports; e
 module lists its public names in `__all__`.
 """
 
-from tensorweave import errors, initializers, summary, train
+from tensorweave import contrib, distribute, errors, initializers, summary, train
 from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.framework.device_spec import DeviceSpec
@@ -34,7 +34,9 @@ from tensorweave.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
+from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.gradients_impl import (
@@ -48,6 +50,7 @@ from tensorweave.ops.gradients_impl import (
 from tensorweave.ops.init_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
+from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
 from tensorweave.ops.state_ops import *  # noqa: F403

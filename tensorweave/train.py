@@ -22,29 +22,123 @@ from tensorweave.training.checkpoint_management import (
     update_checkpoint_state,
 )
 from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
+from tensorweave.training.adagrad import AdagradOptimizer
+from tensorweave.training.adam import AdamOptimizer
+from tensorweave.training.basic_session_run_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    SecondOrStepTimer,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
+from tensorweave.training.device_setter import replica_device_setter
+from tensorweave.training.gradient_descent import GradientDescentOptimizer
+from tensorweave.training.learning_rate_decay import (
+    cosine_decay,
+    exponential_decay,
+    inverse_time_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    polynomial_decay,
+)
+from tensorweave.training.momentum import MomentumOptimizer
+from tensorweave.training.monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SessionCreator,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
+from tensorweave.training.optimizer import Optimizer
+from tensorweave.training.rmsprop import RMSPropOptimizer
+from tensorweave.training.session_manager import SessionManager
+from tensorweave.training.session_run_hook import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from tensorweave.training.training_util import (
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
+    global_step,
+)
 from tensorweave.training.summary_io import summary_iterator
 
 __all__ = [
+    "AdagradOptimizer",
+    "AdamOptimizer",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
     "CheckpointState",
+    "ChiefSessionCreator",
     "ClusterDef",
     "ClusterSpec",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "GradientDescentOptimizer",
     "JobDef",
+    "LoggingTensorHook",
+    "MomentumOptimizer",
+    "MonitoredSession",
+    "MonitoredTrainingSession",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
     "NewCheckpointReader",
+    "Optimizer",
+    "RMSPropOptimizer",
     "Saver",
     "SaverDef",
+    "Scaffold",
+    "SecondOrStepTimer",
     "Server",
     "ServerDef",
+    "SessionCreator",
+    "SessionManager",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "SingularMonitoredSession",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "WorkerSessionCreator",
+    "assert_global_step",
     "checkpoint_exists",
+    "cosine_decay",
+    "create_global_step",
+    "exponential_decay",
     "export_meta_graph",
     "generate_checkpoint_state_proto",
     "get_checkpoint_mtimes",
     "get_checkpoint_state",
+    "get_global_step",
+    "get_or_create_global_step",
+    "global_step",
     "import_meta_graph",
+    "inverse_time_decay",
     "latest_checkpoint",
     "list_variables",
     "load_checkpoint",
     "load_variable",
+    "natural_exp_decay",
+    "piecewise_constant",
+    "polynomial_decay",
     "remove_checkpoint",
+    "replica_device_setter",
     "summary_iterator",
     "update_checkpoint_state",
     "write_graph",

@@ -6,10 +6,11 @@ import argparse
 import logging
 import sys
 
-from tensorweave.cli import server_cmd
+from tensorweave.cli import k8s_cmd, launch_cmd, server_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `tensorweave` parser with its subcommands (server, launch, k8s)."""
     parser = argparse.ArgumentParser(
         prog="tensorweave",
         description="tensorweave: TensorFlow 1.x's graph and distributed runtime in Python.",
@@ -17,10 +18,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
     server_cmd.add_parser(sub)
+    launch_cmd.add_parser(sub)
+    k8s_cmd.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parses `argv` (default `sys.argv[1:]`), runs the subcommand, returns its exit status."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,

@@ -233,12 +233,16 @@ class MasterSession:
                     call = self._call(part, feeds, step_id, trace, deadline, step)
                     cancel = part.worker.run_graph_async(call, step.done_fn(part))
                     step.cancellation.register(cancel)
-            if inline is not None:
-                call = self._call(inline, feeds, step_id, trace, deadline, step)
-                try:
-                    step.done_fn(inline)(inline.worker.run_graph(call), None)
-                except errors.OpError as e:
-                    step.done_fn(inline)(None, e)
+            call = self._call(inline, feeds, step_id, trace, deadline, step)
+            if not isinstance(inline.worker, Worker):
+                step.cancellation.register(
+                    lambda err, w=inline.worker: w.cleanup_graph(step_id))
+            try:
+                result = inline.worker.run_graph(call)
+            except errors.OpError as e:
+                step.done_fn(inline)(None, e)
+            else:
+                step.done_fn(inline)(result, None)
             step.wait(deadline)
         finally:
             self._cancel.deregister(token)
@@ -255,12 +259,14 @@ class MasterSession:
         return RunGraphCall(self.handle, part.graph_handle, step_id, sends,
                             list(part.fetch_keys.values()), trace, timeout, child)
 
-    def _inline_part(self, parts: list[_Part]) -> _Part | None:
+    def _inline_part(self, parts: list[_Part]) -> _Part:
+        """The partition run in the calling thread: the client's own in-process task if
+        any, else another in-process one, else a remote one (a blocking RPC)."""
         local = [p for p in parts if isinstance(p.worker, Worker)]
         for p in local:
             if p.task == self._client_task:
                 return p
-        return local[0] if local else None
+        return local[0] if local else parts[0]
 
     def _abort(self, parts: list[_Part], step: _Step, step_id: int) -> None:
         for part in parts:

@@ -95,6 +95,23 @@ class Server:
         handlers = self._servicer.handlers() + master.handlers()
         return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}")
 
+    def _set_cluster(self, cluster: ClusterSpec) -> None:
+        """Replaces the cluster before the server starts (used to build in-process clusters
+        whose servers all bound port 0).
+
+        Raises:
+          FailedPreconditionError: if the server already started.
+        """
+        if self._started:
+            raise errors.FailedPreconditionError(
+                None, None, "The cluster of a started server cannot change")
+        self._server_def.cluster.CopyFrom(cluster.as_cluster_def())
+        prefer_local = self._cache.prefer_local
+        self._cache = WorkerCache(ClusterSpec(self._server_def.cluster), prefer_local)
+        self.worker.worker_cache = self._cache
+        self.master = Master(self.worker.task_name, self._cache,
+                             self._server_def.default_session_config)
+
     def _set_own_port(self, job: str, task: int, host: str) -> None:
         for j in self._server_def.cluster.job:
             if j.name == job:

@@ -71,12 +71,14 @@ class Worker:
         )
         self._stopped = False
         self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
+        self._running: dict[int, list[CancellationManager]] = {}
 
     # ------------------------------------------------------------- sessions
     def get_status(self, timeout_s: float | None = None) -> list[Any]:
         """The `DeviceAttributes` of this task's CPU device."""
         from tensorweave.protos import device_attributes_pb2
 
+        self._check_serving()
         return [device_attributes_pb2.DeviceAttributes(
             name=self.device_name, device_type="CPU", memory_limit=268435456,
             incarnation=self.incarnation,
@@ -86,6 +88,7 @@ class Worker:
                               isolate_session_state: bool = False,
                               master_task: str = "") -> None:
         """Creates a session; isolated sessions get a private resource manager."""
+        self._check_serving()
         rm = ResourceMgr(self.job) if isolate_session_state else self.resource_mgr
         with self._lock:
             self._sessions[session_handle] = WorkerSession(session_handle, rm, master_task)
@@ -97,7 +100,13 @@ class Worker:
         if sess is not None and sess.resource_mgr is not self.resource_mgr:
             sess.resource_mgr.clear()
 
+    def _check_serving(self) -> None:
+        if self._stopped:
+            raise errors.UnavailableError(
+                None, None, f"{self.task_name} is unreachable: its server was stopped")
+
     def _session(self, handle: str) -> WorkerSession:
+        self._check_serving()
         sess = self._sessions.get(handle)
         if sess is None:
             raise errors.AbortedError(
@@ -185,6 +194,7 @@ class Worker:
         ctx = StepContext(sess.resource_mgr, step_id, rdv, cancellation, deadline,
                           self.device_name)
         token = cancellation.register(rdv.abort)
+        self._track(step_id, cancellation, True)
         try:
             for task, keys in graph.recv_groups:
                 self._start_remote_recv(task, step_id, keys, rdv, ctx)
@@ -197,6 +207,7 @@ class Worker:
             raise
         finally:
             cancellation.deregister(token)
+            self._track(step_id, cancellation, False)
             self.rendezvous.end_local(step_id)
         self._remember_undo(step_id, ctx.undo_log)
         recvs = dict(zip(graph.fetch_keys, values))
@@ -261,7 +272,12 @@ class Worker:
 
         Raises (through `done`):
           AbortedError: if a key names another incarnation of this worker (it restarted).
+          UnavailableError: if this worker's server was stopped.
         """
+        if self._stopped:
+            done(None, errors.UnavailableError(
+                None, None, f"{self.task_name} is unreachable: its server was stopped"))
+            return lambda err: None
         for key in keys:
             src_device, incarnation, _, _, _ = parse_key(key)
             if src_device == self.device_name and incarnation != self.incarnation:
@@ -282,10 +298,26 @@ class Worker:
         return lambda err: rdv.cancel_waiter(waiter, err or errors.CancelledError(
             None, None, "RecvTensor cancelled"))
 
+    def _track(self, step_id: int, cancellation: CancellationManager, running: bool) -> None:
+        with self._lock:
+            if running:
+                self._running.setdefault(step_id, []).append(cancellation)
+            else:
+                lst = self._running.get(step_id, [])
+                if cancellation in lst:
+                    lst.remove(cancellation)
+                if not lst:
+                    self._running.pop(step_id, None)
+
     def cleanup_graph(self, step_id: int, rollback: bool = False) -> None:
-        """Drops the step's rendezvous; with `rollback`, restores variables it wrote."""
-        self.rendezvous.cleanup(step_id, errors.AbortedError(
-            None, None, f"Step {step_id} was aborted by the master"))
+        """Cancels the step's running partitions here, drops its rendezvous, and with
+        `rollback` restores the variables it wrote (the step failed elsewhere)."""
+        error = errors.AbortedError(None, None, f"Step {step_id} was aborted by the master")
+        with self._lock:
+            running = list(self._running.get(step_id, []))
+        for cancellation in running:
+            cancellation.start_cancel(error)
+        self.rendezvous.cleanup(step_id, error)
         if rollback:
             with self._lock:
                 entry = self._undo.pop(step_id, None)

@@ -7,6 +7,7 @@ new op's name scope (e.g. `AssignAdd_1/value`), exactly as TensorFlow names them
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -63,10 +64,14 @@ def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Any
                 attrs[attr_name] = _copy_default(attr.default)
             else:
                 raise TypeError(f"No argument for attr {attr_name} of '{op_type_name}' Op")
-        op = g.create_op(
-            op_type_name, inputs, op_def.output_dtypes(attrs), name=scope, attrs=attrs,
-            op_def=op_def,
-        )
+        # NOTE: like TensorFlow, an op that takes a variable by reference (Assign, Apply*,
+        # Scatter*) is built colocated with it, whatever device scope is active.
+        refs = [t for t, is_ref in zip(inputs, op_def.ref_inputs(attrs)) if is_ref]
+        with g.colocate_with(refs[0].op) if refs else contextlib.nullcontext():
+            op = g.create_op(
+                op_type_name, inputs, op_def.output_dtypes(attrs), name=scope, attrs=attrs,
+                op_def=op_def,
+            )
     return _outputs_of(op, op_def, attrs)
 
 

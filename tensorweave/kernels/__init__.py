@@ -11,4 +11,5 @@ from tensorweave.kernels import (  # noqa: F401
     sendrecv_kernels,
     state_kernels,
     summary_kernels,
+    training_kernels,
 )

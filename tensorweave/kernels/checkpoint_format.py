@@ -11,6 +11,9 @@ A checkpoint with prefix `P` is:
   the shard's safetensors `__metadata__` under `"tensorweave.strings"`, a JSON object
   `{key: [base64 of each element, row-major]}` (the safetensors header is limited to
   100 MB, which bounds the string payload of one shard).
+* Slices (`SaveV2` with a non-empty `shape_and_slices` entry, e.g. the parts of a
+  partitioned variable) are stored under `<key>:slice(<slice>)` and indexed under the
+  full tensor's key; see `checkpoint_slices`.
 * `P.index`: UTF-8 JSON, written last::
 
       {"format": "tensorweave-checkpoint", "version": 1, "num_shards": N,
@@ -45,6 +48,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.kernels import checkpoint_slices as slices
 
 FORMAT_NAME = "tensorweave-checkpoint"
 FORMAT_VERSION = 1
@@ -212,11 +216,24 @@ def _entry(dtype: str, shape: Sequence[int], storage: str, crc: int) -> dict[str
     }
 
 
-def write_checkpoint(prefix: str, names: Sequence[str], values: Sequence[Any]) -> None:
+def write_checkpoint(
+    prefix: str,
+    names: Sequence[str],
+    values: Sequence[Any],
+    specs: Sequence[str] | None = None,
+) -> None:
     """Writes a one-shard checkpoint: `<prefix>.data-00000-of-00001`, then `<prefix>.index`.
 
+    Args:
+      prefix: str, the checkpoint prefix.
+      names: the checkpoint keys.
+      values: the arrays, one per key.
+      specs: `shape_and_slices` entries (default all `""`): a non-empty one saves its
+        value as that slice of the full tensor `name` (several slices may share a name).
+
     Raises:
-      InvalidArgumentError: for duplicate or reserved names, or unsupported dtypes.
+      InvalidArgumentError: for duplicate or reserved names, unsupported dtypes, or a
+        value whose shape differs from its slice spec.
       NotFoundError, PermissionDeniedError, ResourceExhaustedError, UnknownError: from
         the file system.
     """
@@ -225,14 +242,18 @@ def write_checkpoint(prefix: str, names: Sequence[str], values: Sequence[Any]) -
     body: dict[str, np.ndarray] = {}
     strings: dict[str, list[str]] = {}
     tensors: dict[str, dict[str, Any]] = {}
-    for name, value in zip(names, values):
-        if name in tensors:
-            raise errors.InvalidArgumentError(
-                None, None, f"Duplicate tensor name {name!r} in the tensors to save"
-            )
+    specs = specs if specs is not None else [""] * len(names)
+    for name, value, spec in zip(names, values, specs):
         if name == "__metadata__":
             raise errors.InvalidArgumentError(
                 None, None, "'__metadata__' is reserved and cannot be a checkpoint key"
+            )
+        if spec:
+            _encode_slice(name, value, spec, tensors, body, strings)
+            continue
+        if name in tensors:
+            raise errors.InvalidArgumentError(
+                None, None, f"Duplicate tensor name {name!r} in the tensors to save"
             )
         tensors[name] = _encode(name, value, body, strings)
     make_parent_dir(prefix)
@@ -245,6 +266,26 @@ def write_checkpoint(prefix: str, names: Sequence[str], values: Sequence[Any]) -
         size = os.path.getsize(data_file)
     shards = [{"file": os.path.basename(data_file), "bytes": size}]
     write_index(prefix, shards, tensors)
+
+
+def _encode_slice(name: str, value: Any, spec: str, tensors: dict, body: dict, strings: dict):
+    full, index = parse_shape_and_slice(spec)
+    want = tuple(len(range(*s.indices(d))) for s, d in zip(index, full))
+    arr = np.asarray(value)
+    if arr.shape != want:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Shape in shape_and_slice spec {spec!r} does not match the shape of tensor "
+            f"{name}: {shape_str(arr.shape)}",
+        )
+    text = slices.slice_str(spec)
+    key = slices.storage_key(name, text)
+    if key in body or key in strings or key in tensors:
+        raise errors.InvalidArgumentError(
+            None, None, f"Duplicate slice {text!r} of tensor {name!r} in the tensors to save"
+        )
+    slices.add_slice(tensors, name, full, text, _encode(key, arr, body, strings))
 
 
 def write_index(prefix: str, shards: list[dict[str, Any]], tensors: dict[str, Any]) -> None:
@@ -401,12 +442,32 @@ class CheckpointReader:
         return self.read([name])[0]
 
     def read(self, names: Sequence[str]) -> list[np.ndarray]:
-        """The saved values of `names`, reading each shard file once.
+        """The saved values of `names` (slices assembled), reading each shard file once.
 
         Raises:
-          As `get_tensor`.
+          As `get_tensor`; InvalidArgumentError if the saved slices of a key do not
+          cover the whole tensor.
+        """
+        return self.read_slices(names, [None] * len(names))
+
+    def read_slices(
+        self, names: Sequence[str], indices: Sequence[Sequence[slice] | None]
+    ) -> list[np.ndarray]:
+        """The regions `indices` of `names`, assembled from whatever slices were saved.
+
+        `indices` are NumPy slices of the full tensor (from `parse_shape_and_slice`), or
+        None for the whole tensor.
+
+        Raises:
+          As `read`.
         """
         entries = [self.entry(n) for n in names]
+        regions = [slices.region_of(e["shape"], i) for e, i in zip(entries, indices)]
+        return slices.read_regions(names, entries, regions, self._read_encoded)
+
+    def _read_encoded(self, items: Sequence[tuple[str, dict]]) -> list[np.ndarray]:
+        names = [key for key, _ in items]
+        entries = [entry for _, entry in items]
         by_shard: dict[int, list[int]] = {}
         for i, e in enumerate(entries):
             by_shard.setdefault(int(e["shard"]), []).append(i)
@@ -504,14 +565,12 @@ def merge_checkpoints(prefixes: Sequence[str], destination: str, delete_old_dirs
     offset = 0
     for prefix, part in zip(prefixes, parts):
         for name, entry in part["tensors"].items():
-            if name in tensors:
+            try:
+                slices.merge_entry(tensors, name, entry, offset)
+            except errors.InvalidArgumentError as e:
                 raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"Duplicate tensor key {name!r} in the checkpoints to merge "
-                    f"(found again in {prefix})",
-                )
-            tensors[name] = dict(entry, shard=offset + int(entry["shard"]))
+                    None, None, f"{e.message} (found again in {prefix})"
+                ) from None
         offset += int(part["num_shards"])
     make_parent_dir(destination)
     shards: list[dict[str, Any]] = []

@@ -2,6 +2,10 @@
 
 Ops: `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`.
 
+`SaveV2` entries with a `shape_and_slices` spec save slices of a full tensor (the parts of a
+partitioned variable); `RestoreV2` assembles any requested slice from whatever slices were
+saved (see `checkpoint_slices`).
+
 They do their file I/O in the process that runs them, i.e. on the task the op is placed on
 (a parameter server writes the shard of its own variables). The file format lives in
 `tensorweave.kernels.checkpoint_format`.
@@ -47,15 +51,7 @@ def _save_v2(node: KernelNode) -> Any:
         path = _scalar_str(prefix, "prefix")
         names = _str_list(tensor_names, len(tensors), "tensor_names")
         specs = _str_list(shape_and_slices, len(tensors), "shape_and_slices")
-        for name, spec in zip(names, specs):
-            if spec:
-                raise errors.UnimplementedError(
-                    None,
-                    None,
-                    f"SaveV2 of tensor {name}: saving slices (shape_and_slice "
-                    f"{spec!r}) is not supported; save whole tensors",
-                )
-        fmt.write_checkpoint(path, names, tensors)
+        fmt.write_checkpoint(path, names, tensors, specs)
 
     return compute
 
@@ -69,6 +65,7 @@ def _restore_v2(node: KernelNode) -> Any:
         names = _str_list(tensor_names, len(wanted), "tensor_names")
         specs = _str_list(shape_and_slices, len(wanted), "shape_and_slices")
         reader = fmt.CheckpointReader(path)
+        indices = []
         for name, dtype, spec in zip(names, wanted, specs):
             entry = reader.entry(name)
             if entry["dtype"] != dtype.name:
@@ -78,17 +75,16 @@ def _restore_v2(node: KernelNode) -> Any:
                     f"tensor_name = {name}; expected dtype {dtype.name} does not "
                     f"equal original dtype {entry['dtype']}",
                 )
-            if spec:
-                _check_spec(name, spec, entry["shape"])
-        values = reader.read(names)
-        out = [_restored(v, spec) for v, spec in zip(values, specs)]
+            indices.append(_check_spec(name, spec, entry["shape"]) if spec else None)
+        out = [_restored(v) for v in reader.read_slices(names, indices)]
         return out if len(out) != 1 else out[0]
 
     return compute
 
 
-def _check_spec(name: str, spec: str, saved_shape: list[int]) -> None:
-    full, _ = fmt.parse_shape_and_slice(spec)
+def _check_spec(name: str, spec: str, saved_shape: list[int]) -> tuple[slice, ...]:
+    """The NumPy index of `spec`, checked against the saved full shape."""
+    full, index = fmt.parse_shape_and_slice(spec)
     if tuple(full) != tuple(saved_shape):
         raise errors.InvalidArgumentError(
             None,
@@ -97,13 +93,10 @@ def _check_spec(name: str, spec: str, saved_shape: list[int]) -> None:
             f"{fmt.shape_str(full)} does not match the shape stored in checkpoint: "
             f"{fmt.shape_str(saved_shape)}",
         )
+    return index
 
 
-def _restored(value: np.ndarray, spec: str) -> np.ndarray:
-    if spec:
-        _, index = fmt.parse_shape_and_slice(spec)
-        if any(s != slice(None) for s in index):
-            value = np.array(value[index], order="C")
+def _restored(value: np.ndarray) -> np.ndarray:
     # NOTE: read-only, so Assign can keep the array without copying it again.
     value.flags.writeable = False
     return value

@@ -184,7 +184,9 @@ def save_v2(
     Args:
       prefix: string scalar; writes `<prefix>.data-00000-of-00001` and `<prefix>.index`.
       tensor_names: string `[N]` (or a list of N names), the keys in the checkpoint.
-      shape_and_slices: string `[N]`; must be `""` entries (whole tensors).
+      shape_and_slices: string `[N]`; `""` saves a whole tensor, `"d0 .. dk s0:..:sk"`
+        saves the tensor as that slice of the full tensor `tensor_names[i]` (several
+        slices may share one name: the parts of a partitioned variable).
       tensors: N tensors of any dtype and shape.
       name: op name.
 
@@ -194,7 +196,7 @@ def save_v2(
     Raises:
       ValueError: if the lengths are statically inconsistent.
       errors.OpError: at run time, `NotFoundError`/`PermissionDeniedError` for unwritable
-        paths, `UnimplementedError` for non-empty slice specs.
+        paths, `InvalidArgumentError` for a tensor whose shape differs from its slice.
     """
     return apply_op(
         "SaveV2",

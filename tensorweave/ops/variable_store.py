@@ -1,10 +1,13 @@
 """The variable store behind `tf.get_variable` (TF 1.x `variable_scope._VariableStore`).
 
-One store per graph maps full names to `Variable`s. Private to `variable_scope`, which owns
-the public API; split out only to keep modules small.
+One store per graph maps full names to `Variable`s and `PartitionedVariable`s. Private to
+`variable_scope`, which owns the public API; split out only to keep modules small.
 
-Partitioned variables (TensorFlow's `PartitionedVariable`) are not implemented yet: add
-them in `_VariableStore._get_partitioned_variable`.
+Partitioned variables follow TensorFlow's `_VariableStore._get_partitioned_variable`: the
+parts `<name>/part_<i>` are ordinary variables of this store, each created with a
+`_PartitionInfo(full_shape, var_offset)` passed to its initializer (so variance-scaling
+initializers use the full shape's fans) and tagged with a `SaveSliceInfo` for the Saver.
+A value initializer (Tensor, array) of the full shape is sliced per part.
 """
 
 from __future__ import annotations
@@ -19,8 +22,15 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
-from tensorweave.ops import init_ops
+from tensorweave.ops import array_ops, init_ops
+from tensorweave.ops.partitioned_variables import (
+    PartitionedVariable,
+    SaveSliceInfo,
+    _get_slice_dim_and_num_slices,
+    _iter_slices,
+)
 from tensorweave.ops.variables import GraphKeys, Variable
 
 # Frames under this directory are left out of "Originally defined at" stacks.
@@ -313,24 +323,160 @@ class _VariableStore:
             )
         return self._get_single_variable(**single)
 
-    def _get_partitioned_variable(self, name: str, partitioner: Any, **kwargs: Any) -> Any:
-        """Partitioned variables (TensorFlow's `PartitionedVariable`): not implemented yet.
+    def _get_partitioned_variable(
+        self,
+        name: str,
+        partitioner: Any,
+        shape: Any = None,
+        dtype: Any = dtypes.float32,
+        initializer: Any = None,
+        regularizer: Any = None,
+        reuse: Any = None,
+        trainable: Any = None,
+        collections: Any = None,
+        caching_device: Any = None,
+        validate_shape: bool = True,
+        constraint: Any = None,
+    ) -> PartitionedVariable:
+        """Gets or creates the partitioned variable `name` (TF's `_get_partitioned_variable`).
 
-        A partitioner that returns a single partition yields an ordinary variable.
+        `partitioner` may be None only when reusing (`reuse=True`): the partitioning is
+        then not checked. A callable initializer is called once per part with the part's
+        shape and `partition_info`; a value initializer must have the full shape.
 
         Raises:
-          NotImplementedError: when the partitioner actually splits the variable.
+          ValueError: for a name taken by an unpartitioned variable, reuse violations,
+            shape/dtype/partition mismatches with the existing variable, stale parts of an
+            earlier partitioning, or a bad partitioner result.
         """
-        if partitioner is None:
-            raise NotImplementedError("partitioned variables: see issue 5")
-        initializer = kwargs.get("initializer")
-        shape = as_shape(kwargs.get("shape"))
+        if name in self._vars:
+            raise ValueError(
+                "A partitioner was provided, but an unpartitioned version of the variable was "
+                f"found: {name}.  Perhaps a variable of the same name was already created "
+                "without partitioning?"
+            )
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        shape = as_shape(shape)
         if isinstance(initializer, Tensor):
             shape = shape.merge_with(initializer.shape)
-        partitions = _call_partitioner(partitioner, shape, kwargs.get("dtype"))
-        if any(p > 1 for p in partitions):
-            raise NotImplementedError("partitioned variables: see issue 5")
-        return self._get_single_variable(name=name, **kwargs)
+        partitions = None
+        if not reuse or partitioner:
+            partitions = _call_partitioner(partitioner, shape, dtype)
+        if name in self._partitioned_vars:
+            return self._existing_partitioned(name, shape, dtype, reuse, partitions)
+        if reuse is True:
+            raise ValueError(
+                f"PartitionedVariable {name} does not exist, or was not created with "
+                "tf.get_variable(). Did you mean to set reuse=False or reuse=tf.AUTO_REUSE "
+                "in VarScope?"
+            )
+        slice_dim, num_slices = _get_slice_dim_and_num_slices(partitions)
+        self._check_part_names(name, num_slices)
+        single = {
+            "regularizer": regularizer,
+            "reuse": reuse,
+            "trainable": trainable,
+            "collections": collections,
+            "caching_device": caching_device,
+            "validate_shape": validate_shape,
+            "constraint": constraint,
+        }
+        parts = []
+        for i, (var_offset, var_shape) in enumerate(
+            _iter_slices(shape.as_list(), num_slices, slice_dim)
+        ):
+            part, dtype = self._make_part(
+                name, i, shape, var_offset, var_shape, dtype, initializer, single
+            )
+            parts.append(part)
+        pv = PartitionedVariable(
+            name=name, shape=shape, dtype=dtype, variable_list=parts, partitions=partitions
+        )
+        self._partitioned_vars[name] = pv
+        return pv
+
+    def _existing_partitioned(
+        self, name: str, shape: TensorShape, dtype: Any, reuse: Any, partitions: Any
+    ) -> PartitionedVariable:
+        if reuse is False:
+            raise ValueError(
+                f"Partitioned variable with name {name} already exists. Did you mean to set "
+                "reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+            )
+        existing = self._partitioned_vars[name]
+        if not shape.is_compatible_with(existing.get_shape()):
+            raise ValueError(
+                f"Trying to reuse partitioned variable {name}, but specified shape {shape} "
+                f"and found shape {existing.get_shape()}."
+            )
+        if not dtypes.as_dtype(dtype).is_compatible_with(existing.dtype):
+            raise ValueError(
+                f"Trying to reuse partitioned variable {name}, but specified dtype "
+                f"{dtypes.as_dtype(dtype).name} and found dtype {existing.dtype.name}."
+            )
+        if partitions is not None and existing._get_partitions() != list(partitions):
+            raise ValueError(
+                f"Trying to reuse partitioned variable {name}, but specified partitions "
+                f"{list(partitions)} and found partitions {existing._get_partitions()}."
+            )
+        return existing
+
+    def _check_part_names(self, name: str, num_slices: int) -> None:
+        """Rejects parts left by another partitioning of `name` in this store."""
+        if f"{name}/part_0" not in self._vars:
+            return
+        if f"{name}/part_{num_slices - 1}" not in self._vars:
+            raise ValueError(
+                "Partitioner returned a different partitioning than what was already found.  "
+                f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was "
+                f"found, but {name}/part_{num_slices - 1} was not."
+            )
+        if f"{name}/part_{num_slices}" in self._vars:
+            raise ValueError(
+                "Partitioner returned a different partitioning than what was already found.  "
+                f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was "
+                f"found, but so was the extra shard {name}/part_{num_slices}."
+            )
+
+    def _make_part(
+        self,
+        name: str,
+        index: int,
+        full_shape: TensorShape,
+        var_offset: list[int],
+        var_shape: list[int],
+        dtype: Any,
+        initializer: Any,
+        single: dict[str, Any],
+    ) -> tuple[Variable, Any]:
+        """(part variable `<name>/part_<index>`, its dtype); see `_get_partitioned_variable`."""
+        partition_info = _PartitionInfo(full_shape=full_shape.as_list(), var_offset=var_offset)
+        part_name = f"{name}/part_{index}"
+        with graph_mod.name_scope(part_name + "/PartitionedInitializer"):
+            if initializer is None:
+                init, from_value = self._get_default_initializer(name, full_shape, dtype)
+                init_shape = None if from_value else var_shape
+            elif callable(initializer):
+                init, init_shape = initializer, var_shape
+            elif isinstance(initializer, Tensor):
+                init = array_ops.slice(initializer, var_offset, var_shape)
+                dtype = init.dtype.base_dtype
+                init_shape = None
+            else:
+                init = convert_to_tensor(initializer, dtype=dtype)
+                init = array_ops.slice(init, var_offset, var_shape)
+                init_shape = None
+        with graph_mod.name_scope(None):
+            var = self._get_single_variable(
+                name=part_name,
+                shape=init_shape,
+                dtype=dtype,
+                initializer=init,
+                partition_info=partition_info,
+                **single,
+            )
+        var._set_save_slice_info(SaveSliceInfo(name, full_shape.as_list(), var_offset, var_shape))
+        return var, dtype
 
     def _get_single_variable(
         self,

@@ -33,7 +33,19 @@ def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc",
     from tensorweave.distributed.cluster_spec import ClusterSpec
     from tensorweave.distributed.server import Server
 
-    cluster = ClusterSpec(local_cluster_spec(num_workers, num_ps))
-    workers = [Server(cluster, "worker", i, protocol, worker_config) for i in range(num_workers)]
-    ps = [Server(cluster, "ps", i, protocol, ps_config) for i in range(num_ps)]
+    # NOTE: every server binds port 0 first, then all learn the real ports: no race with
+    # other processes picking ports.
+    spec = {"worker": ["localhost:0"] * num_workers}
+    if num_ps:
+        spec["ps"] = ["localhost:0"] * num_ps
+    workers = [Server(spec, "worker", i, protocol, worker_config, start=False)
+               for i in range(num_workers)]
+    ps = [Server(spec, "ps", i, protocol, ps_config, start=False) for i in range(num_ps)]
+    actual = {"worker": [s.target[len("grpc://"):] for s in workers]}
+    if num_ps:
+        actual["ps"] = [s.target[len("grpc://"):] for s in ps]
+    cluster = ClusterSpec(actual)
+    for s in workers + ps:
+        s._set_cluster(cluster)
+        s.start()
     return workers, ps

@@ -14,6 +14,10 @@ Sharded, one `SaveV2` per variable device runs on that device's CPU and writes
 parts into `<prefix>.data-0000K-of-0000N` and writes the merged index; one `RestoreV2` per
 device (`save/restore_shard*`) feeds that device's assigns.
 
+The parts of a partitioned variable are saved as slices of one checkpoint key, the full
+variable's name, with TensorFlow's `shape_and_slices` specs (`"10 4 0,5:0,4"`), and each
+part restores its own slice (from any partitioning the checkpoint was saved with).
+
 Deviation from TensorFlow: for a variable whose static shape is fully defined (rank >= 1)
 and `reshape=False`, the restore uses the shape-and-slice spec `"d0 .. dk -:..:-"` (the
 whole tensor) instead of `""`. TensorFlow's `RestoreV2` accepts both; with the spec the
@@ -126,10 +130,15 @@ def _is_variable_tensor(t: Any) -> bool:
 def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> dict[str, Any]:
     """Maps checkpoint keys (variable op names) to variables (TF's `op_list_to_dict`).
 
+    The parts of a partitioned variable (variables with a `SaveSliceInfo`) are grouped
+    into a list under the full variable's name; a `PartitionedVariable` is kept whole
+    under its name.
+
     Raises:
       TypeError: if `op_list` is not a list/tuple/set, or holds something that is not a
         variable or `SaveableObject`.
-      ValueError: "At least two variables have the same name: ...".
+      ValueError: "At least two variables have the same name: ...", or "Mixing slices
+        and non-slices with the same name: ...".
     """
     if not isinstance(op_list, list | tuple | set):
         raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
@@ -138,10 +147,9 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
         if isinstance(var, SaveableObject):
             names_to_saveables[var.name] = var
             continue
-        if getattr(var, "_save_slice_info", None) is not None:
-            raise NotImplementedError(
-                f"Saving partitioned variables (slices) is not supported: {var.name}"
-            )
+        if _is_partitioned(var) or _slice_info(var) is not None:
+            _add_sliced(names_to_saveables, var)
+            continue
         if convert_variable_to_tensor:
             var = _as_variable_tensor(var)
             if not _is_variable_tensor(var):
@@ -151,6 +159,58 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
             raise ValueError(f"At least two variables have the same name: {name}")
         names_to_saveables[name] = var
     return names_to_saveables
+
+
+def _is_partitioned(var: Any) -> bool:
+    return hasattr(var, "_get_variable_list") and hasattr(var, "_get_partitions")
+
+
+def _slice_info(var: Any) -> Any:
+    return getattr(var, "_save_slice_info", None)
+
+
+def _add_sliced(names_to_saveables: dict[str, Any], var: Any) -> None:
+    if _is_partitioned(var):
+        if var.name in names_to_saveables:
+            raise ValueError(f"At least two variables have the same name: {var.name}")
+        names_to_saveables[var.name] = var
+        return
+    name = _slice_info(var).full_name
+    if name not in names_to_saveables:
+        names_to_saveables[name] = [var]
+    elif not isinstance(names_to_saveables[name], list):
+        raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
+    else:
+        names_to_saveables[name].append(var)
+
+
+def _slice_saveables(op: Any, name: str) -> list[SaveableObject]:
+    """One saveable per part of a partitioned variable, each saving its slice of `name`.
+
+    Raises:
+      ValueError: if an item is not a variable with slice info, or the slices come from
+        different full variables.
+    """
+    out: list[SaveableObject] = []
+    slice_name = None
+    for variable in list(op):
+        if isinstance(variable, SaveableObject):
+            out.append(variable)
+            continue
+        info = _slice_info(variable)
+        tensor = _as_variable_tensor(variable)
+        if not _is_variable_tensor(tensor):
+            raise ValueError(f"Slices must all be Variables: {variable}")
+        if info is None:
+            raise ValueError(f"Slices must all be slices: {variable}")
+        if slice_name is None:
+            slice_name = info.full_name
+        elif slice_name != info.full_name:
+            raise ValueError(
+                f"Slices must all be from the same tensor: {slice_name} != {info.full_name}"
+            )
+        out.append(ReferenceVariableSaveable(tensor, info.spec, name))
+    return out
 
 
 def saveable_objects_for_op(op: Any, name: Any) -> list[SaveableObject]:
@@ -166,8 +226,8 @@ def saveable_objects_for_op(op: Any, name: Any) -> list[SaveableObject]:
         )
     if isinstance(op, SaveableObject):
         return [op]
-    if isinstance(op, list | tuple):
-        raise NotImplementedError(f"Saving partitioned variables is not supported: {name}")
+    if isinstance(op, list | tuple) or _is_partitioned(op):
+        return _slice_saveables(op, name)
     variable = _as_variable_tensor(op)
     if not _is_variable_tensor(variable):
         raise TypeError(

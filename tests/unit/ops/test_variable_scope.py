@@ -590,16 +590,17 @@ def test_custom_getter_sees_constraint_only_when_accepted():
 
 
 # --------------------------------------------------------------------- partitioner
-def test_partitioner_single_partition_and_not_implemented_split():
+def test_partitioner_single_partition_and_split():
+    # More partitioner cases: tests/unit/ops/test_partitioned_variables.py.
     one = lambda shape=None, **_: [1] * len(shape)  # noqa: E731
     two = lambda shape=None, **_: [2] + [1] * (len(shape) - 1)  # noqa: E731
     with tf.variable_scope("p", partitioner=one):
         v = tf.get_variable("v", [4, 2])
         s = tf.get_variable("s", [])  # scalars are never partitioned
-    assert v.name == "p/v:0" and s.name == "p/s:0"
+    assert [p.name for p in v] == ["p/v/part_0:0"] and s.name == "p/s:0"
     with tf.variable_scope("p2", partitioner=two):
-        with pytest.raises(NotImplementedError, match="partitioned variables: see issue 5"):
-            tf.get_variable("v", [4, 2])
+        pv = tf.get_variable("v", [4, 2])
+    assert [p.name for p in pv] == ["p2/v/part_0:0", "p2/v/part_1:0"]
     with pytest.raises(ValueError, match="Partitioner must be callable"):
         tf.get_variable("q", [2], partitioner=3)
 

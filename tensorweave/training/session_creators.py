@@ -1,0 +1,130 @@
+"""Session factories for `MonitoredSession`: chief (init or restore) and workers (wait).
+
+Follows `SessionCreator`, `ChiefSessionCreator` and `WorkerSessionCreator` of TF 1.x
+`tensorflow/python/training/monitored_session.py`. Both creators finalize their `Scaffold`
+(and so the default graph) on first use and build a `SessionManager` from its ops.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from tensorweave.framework import graph as graph_mod
+from tensorweave.training.scaffold import Scaffold
+from tensorweave.training.session_manager import SessionManager
+
+
+class SessionCreator(abc.ABC):
+    """A factory of `tf.Session`s (follows `tf.train.SessionCreator`)."""
+
+    @abc.abstractmethod
+    def create_session(self) -> Any:
+        """A new, ready session."""
+        raise NotImplementedError(f"create_session is not implemented for {self}.")
+
+
+class _ScaffoldedCreator(SessionCreator):
+    """A creator whose session manager is built from a finalized scaffold."""
+
+    # Seconds between readiness checks: SessionManager's default, as in TF (tests shorten it).
+    _recovery_wait_secs: float = 30
+
+    def __init__(self, scaffold: Scaffold | None, master: str, config: Any):
+        self._scaffold = scaffold or Scaffold()
+        self._session_manager: SessionManager | None = None
+        self._master = master
+        self._config = config
+
+    def _get_session_manager(self) -> SessionManager:
+        if self._session_manager is None:
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op,
+                local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op,
+                ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=graph_mod.get_default_graph(),
+                recovery_wait_secs=self._recovery_wait_secs,
+            )
+        return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldedCreator):
+    """Creates sessions for the chief: restore the latest checkpoint, else initialize.
+
+    Follows `tf.train.ChiefSessionCreator`.
+
+    Args:
+      scaffold: the `Scaffold` (default: a new one).
+      master: the session target (`""` for in-process, `grpc://host:port`).
+      config: `ConfigProto` for the session.
+      checkpoint_dir: directory whose latest checkpoint is restored, if any.
+      checkpoint_filename_with_path: a checkpoint prefix to restore instead.
+    """
+
+    def __init__(
+        self,
+        scaffold: Scaffold | None = None,
+        master: str = "",
+        config: Any = None,
+        checkpoint_dir: str | None = None,
+        checkpoint_filename_with_path: str | None = None,
+    ):
+        super().__init__(scaffold, master, config)
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+
+    def create_session(self) -> Any:
+        """Finalizes the scaffold and returns `SessionManager.prepare_session(...)`.
+
+        Raises:
+          RuntimeError/ValueError/OpError: as `SessionManager.prepare_session`.
+        """
+        self._scaffold.finalize()
+        return self._get_session_manager().prepare_session(
+            self._master,
+            saver=self._scaffold.saver,
+            checkpoint_dir=self._checkpoint_dir,
+            checkpoint_filename_with_path=self._checkpoint_filename_with_path,
+            config=self._config,
+            init_op=self._scaffold.init_op,
+            init_feed_dict=self._scaffold.init_feed_dict,
+            init_fn=self._scaffold.init_fn,
+        )
+
+
+class WorkerSessionCreator(_ScaffoldedCreator):
+    """Creates sessions for non-chief workers: wait until the chief made the model ready.
+
+    Follows `tf.train.WorkerSessionCreator`; each session also runs the local init op.
+
+    Args:
+      scaffold: the `Scaffold` (default: a new one).
+      master: the session target.
+      config: `ConfigProto` for the session.
+      max_wait_secs: how long to wait for the model to become ready (seconds).
+    """
+
+    def __init__(
+        self,
+        scaffold: Scaffold | None = None,
+        master: str = "",
+        config: Any = None,
+        max_wait_secs: float = 30 * 60,
+    ):
+        super().__init__(scaffold, master, config)
+        self._max_wait_secs = max_wait_secs
+
+    def create_session(self) -> Any:
+        """Finalizes the scaffold and returns `SessionManager.wait_for_session(...)`.
+
+        Raises:
+          DeadlineExceededError: if the model is not ready within `max_wait_secs`.
+        """
+        self._scaffold.finalize()
+        return self._get_session_manager().wait_for_session(
+            self._master, config=self._config, max_wait_secs=self._max_wait_secs
+        )
+
+
+__all__ = ["ChiefSessionCreator", "SessionCreator", "WorkerSessionCreator"]
