@@ -39,6 +39,7 @@ from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
+from tensorweave.ops.data_flow_ops import *  # noqa: F403
 from tensorweave.ops.gradients_impl import (
     AggregationMethod,
     NoGradient,

@@ -8,6 +8,7 @@ from tensorweave.protos.checkpoint_state_pb2 import CheckpointState
 from tensorweave.protos.cluster_pb2 import ClusterDef, JobDef
 from tensorweave.protos.saver_pb2 import SaverDef
 from tensorweave.protos.tensorflow_server_pb2 import ServerDef
+from tensorweave.training import queue_runner
 from tensorweave.training.checkpoint_management import (
     NewCheckpointReader,
     checkpoint_exists,
@@ -38,6 +39,7 @@ from tensorweave.training.basic_session_run_hooks import (
     StopAtStepHook,
     SummarySaverHook,
 )
+from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.learning_rate_decay import (
@@ -47,6 +49,14 @@ from tensorweave.training.learning_rate_decay import (
     natural_exp_decay,
     piecewise_constant,
     polynomial_decay,
+)
+from tensorweave.training.input import (
+    batch,
+    input_producer,
+    range_input_producer,
+    shuffle_batch,
+    slice_input_producer,
+    string_input_producer,
 )
 from tensorweave.training.momentum import MomentumOptimizer
 from tensorweave.training.monitored_session import (
@@ -59,6 +69,7 @@ from tensorweave.training.monitored_session import (
     WorkerSessionCreator,
 )
 from tensorweave.training.optimizer import Optimizer
+from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tensorweave.training.rmsprop import RMSPropOptimizer
 from tensorweave.training.session_manager import SessionManager
 from tensorweave.training.session_run_hook import (
@@ -77,6 +88,18 @@ from tensorweave.training.training_util import (
 from tensorweave.training.summary_io import summary_iterator
 
 __all__ = [
+    "queue_runner",
+    "string_input_producer",
+    "slice_input_producer",
+    "shuffle_batch",
+    "range_input_producer",
+    "input_producer",
+    "batch",
+    "start_queue_runners",
+    "add_queue_runner",
+    "QueueRunner",
+    "LooperThread",
+    "Coordinator",
     "AdagradOptimizer",
     "AdamOptimizer",
     "CheckpointSaverHook",

@@ -342,9 +342,13 @@ class Worker:
                 self._undo_bytes -= s
 
     def stop(self) -> None:
-        """Aborts running steps (server shutdown)."""
+        """Cancels running steps, including those blocked in queues (server shutdown)."""
         self._stopped = True
-        self.rendezvous.abort_all(errors.UnavailableError(
-            None, None, f"Worker {self.task_name} is shutting down"))
+        error = errors.UnavailableError(None, None, f"Worker {self.task_name} is shutting down")
+        with self._lock:
+            running = [c for lst in self._running.values() for c in lst]
+        for cancellation in running:
+            cancellation.start_cancel(error)
+        self.rendezvous.abort_all(error)
         self._pool.shutdown(wait=False, cancel_futures=True)
 

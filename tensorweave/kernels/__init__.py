@@ -4,6 +4,7 @@ from tensorweave.kernels import (  # noqa: F401
     array_kernels,
     array_kernels_index,
     control_flow_kernels,
+    data_flow_kernels,
     io_kernels,
     logging_kernels,
     math_kernels,

@@ -4,9 +4,11 @@ Windows are strided views of the (padded) input, `[batch, out_h, out_w, k_h, k_w
 made with `as_strided` and never written. `Conv2D` and `Conv2DBackpropFilter` copy the
 windows once into an im2col matrix `[batch * out_h * out_w, k_h * k_w * in_ch]` and make
 one matmul; `Conv2DBackpropInput` makes one matmul into column space and scatters the
-columns back with one vectorised add per kernel tap (col2im). Pooling reduces the window
-view; `MaxPoolGrad` routes each gradient to the first maximum of its window, row-major
-(TensorFlow's CPU tie-breaking), summing with `np.bincount`.
+columns back with one vectorised add per kernel tap (col2im). Pooling combines the window
+view one window position at a time (one whole-array `maximum`/`add` per position, much
+faster than NumPy reductions over short axes); `MaxPoolGrad` routes each gradient to the
+first maximum of its window, row-major (TensorFlow's CPU tie-breaking), summing with
+`np.bincount`.
 
 SAME padding follows TensorFlow: `out = ceil(in / stride)`, the padding split with the
 smaller half before. Average pooling divides by the number of real (unpadded) entries.
@@ -267,10 +269,34 @@ def _pool_geometry(shape: Any, config: Any) -> _Geometry:
     return _geometry(shape, ksize[1], ksize[2], strides, [1, 1, 1, 1], padding)
 
 
+def _taps(win: np.ndarray, g: _Geometry) -> Any:
+    """`(t, view)` for each window position `t = i * kw + j`; views are `[n, oh, ow, c]`."""
+    for t in range(g.kh * g.kw):
+        yield t, win[:, :, :, t // g.kw, t % g.kw, :]
+
+
+def _window_max(x: np.ndarray, g: _Geometry, with_argmax: bool) -> tuple[np.ndarray, Any]:
+    """The max of each window and, if asked, the position `t` of its first maximum.
+
+    One vectorised comparison per window position (strict `>`: the first maximum in
+    row-major window order wins, as in TensorFlow's CPU kernels).
+    """
+    taps = _taps(_windows(_pad(x, g, _lowest(x.dtype)), g), g)
+    best = next(taps)[1].copy()
+    argmax = np.zeros(best.shape, dtype=np.intp) if with_argmax else None
+    for t, tap in taps:
+        if argmax is None:
+            np.maximum(best, tap, out=best)
+            continue
+        better = tap > best
+        np.copyto(best, tap, where=better)
+        np.copyto(argmax, t, where=better)
+    return best, argmax
+
+
 def _argmax_flat(x: np.ndarray, g: _Geometry) -> np.ndarray:
     """For each output, the flat index in the padded input of its window's first maximum."""
-    win = _windows(_pad(x, g, _lowest(x.dtype)), g).reshape(*g.out_shape, g.kh * g.kw, g.c)
-    ki, kj = np.divmod(win.argmax(axis=3), g.kw)
+    ki, kj = np.divmod(_window_max(x, g, with_argmax=True)[1], g.kw)
     _, hp, wp, _ = g.padded
     rows = np.arange(g.oh).reshape(1, -1, 1, 1) * g.sh + ki
     cols = np.arange(g.ow).reshape(1, 1, -1, 1) * g.sw + kj
@@ -292,7 +318,7 @@ def _max_pool(node: KernelNode) -> Any:
     def compute(ctx: Any, x: Any) -> Any:
         x = _check_rank4("input", x)
         g = _pool_geometry(x.shape, config)
-        return _windows(_pad(x, g, _lowest(x.dtype)), g).max(axis=(3, 4))
+        return _window_max(x, g, with_argmax=False)[0]
 
     return compute
 
@@ -348,7 +374,10 @@ def _avg_pool(node: KernelNode) -> Any:
     def compute(ctx: Any, x: Any) -> Any:
         x = _check_rank4("input", x)
         g = _pool_geometry(x.shape, config)
-        sums = _windows(_pad(x, g, 0), g).sum(axis=(3, 4))
+        taps = _taps(_windows(_pad(x, g, 0), g), g)
+        sums = next(taps)[1].copy()
+        for _, tap in taps:
+            np.add(sums, tap, out=sums)
         return sums / _avg_counts(g, x.dtype)
 
     return compute

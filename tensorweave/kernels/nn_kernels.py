@@ -176,10 +176,10 @@ def _bias_add_grad(node: KernelNode) -> Any:
         if g.ndim < 2:
             raise _invalid(f"Input tensor must be at least 2D: {_shape_str(g.shape)}")
         axis = _bias_axis(data_format, g.ndim)
-        if g.ndim == 2 and axis == 1:
-            if blas:  # a BLAS matrix-vector product sums the rows ~2x faster than add.reduce
-                return np.dot(np.ones(g.shape[0], dtype), g)
-            return np.add.reduce(g, axis=0, dtype=dtype)
+        if axis == g.ndim - 1 and blas:
+            # A BLAS vector-matrix product sums the rows ~2x faster than add.reduce.
+            rows = g.reshape(-1, g.shape[-1])
+            return np.dot(np.ones(rows.shape[0], dtype), rows)
         axes = tuple(i for i in range(g.ndim) if i != axis)
         return np.add.reduce(g, axis=axes, dtype=dtype)
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from tensorweave import errors
+from tensorweave.framework import dtypes
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.runtime.node_spec import NodeSpec
 
@@ -49,6 +50,11 @@ def _merge_into(group: DeviceSpec, node: NodeSpec, other: str, soft: bool) -> No
         setattr(group, field, theirs)
 
 
+def _is_resource(node: NodeSpec, index: int) -> bool:
+    outs = node.output_dtypes
+    return index < len(outs) and outs[index].base_dtype is dtypes.resource
+
+
 def _matches(spec: DeviceSpec, device: DeviceSpec) -> bool:
     return all(
         getattr(spec, f) is None or getattr(spec, f) == getattr(device, f)
@@ -83,8 +89,12 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
             if g.startswith("loc:@") and g[5:] in by_name:
                 uf.union(n.name, g[5:])
         refs = n.ref_inputs
-        for k, (src, _) in enumerate(n.data_inputs()):
-            if k < len(refs) and refs[k] and src in by_name:
+        for k, (src, idx) in enumerate(n.data_inputs()):
+            if src not in by_name:
+                continue
+            # NOTE: ops taking a variable by reference or a resource handle (queues,
+            # accumulators) run where that state lives.
+            if (k < len(refs) and refs[k]) or _is_resource(by_name[src], idx):
                 uf.union(n.name, src)
     groups: dict[str, list[NodeSpec]] = {}
     for n in nodes:
