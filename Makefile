@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench protos
+.PHONY: demo test lint bench protos bytecode
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-demo: $(VENV)/.installed
+# NOTE: precompiled bytecode keeps imports fast even where PYTHONDONTWRITEBYTECODE is set
+# (every task process imports tensorweave; cluster start-up time depends on it).
+bytecode: $(VENV)/.installed
+	$(PY) -m compileall -q tensorweave examples benchmarks >/dev/null
+
+demo: bytecode
 	$(PY) examples/seed_local_sessions.py
 
-test: $(VENV)/.installed
+test: bytecode
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed

@@ -4,7 +4,8 @@ conv 3x3x16 (ReLU, SAME) -> max pool 2x2 -> flatten -> dense 64 (ReLU) -> dense 
 softmax cross-entropy, `GradientDescentOptimizer`. The last line printed is
 `test accuracy: 0.9xx`.
 
-Run: `python examples/digits_cnn.py [--steps N] [--batch-size B] [--learning-rate LR]`.
+Run: `python examples/digits_cnn.py [--steps N] [--batch-size B] [--learning-rate LR]
+[--blas-threads T]` (BLAS runs single-threaded unless `T` says otherwise; 0: its default).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 scikit-learn's bundled 8x8 handwritten digits (1,797 images, no network access), scaled to
 [0, 1], split 80/20 with a fixed seed (stratified), plus a deterministic minibatch
-iterator. Importing this module also makes sure the `tf.nn` / `tf.layers` / `tf.losses`
-namespaces and their kernels are registered.
+iterator.
 """
 
 from __future__ import annotations
@@ -15,17 +14,10 @@ from typing import Any
 
 import numpy as np
 
-import tensorweave as tf
-
-# NOTE: until `tensorweave/__init__.py` and `tensorweave/kernels/__init__.py` import these
-# modules, importing them here registers `tf.nn`, `tf.layers`, `tf.losses` and the kernels
-# the examples need; afterwards these imports are no-ops.
-import tensorweave.kernels.nn_conv_kernels  # noqa: F401, E402
-import tensorweave.kernels.nn_kernels  # noqa: F401, E402
-import tensorweave.kernels.training_kernels  # noqa: F401, E402
-import tensorweave.layers  # noqa: F401, E402
-import tensorweave.losses  # noqa: F401, E402
-import tensorweave.nn  # noqa: F401, E402
+# NOTE: until `tensorweave/kernels/__init__.py` imports them, importing the nn kernel
+# modules here registers the kernels the examples need; afterwards this is a no-op.
+import tensorweave.kernels.nn_conv_kernels  # noqa: F401
+import tensorweave.kernels.nn_kernels  # noqa: F401
 
 NUM_CLASSES = 10
 IMAGE_SIZE = 8
@@ -87,14 +79,6 @@ def minibatches(
         for start in range(0, n - batch_size + 1, batch_size):
             idx = order[start : start + batch_size]
             yield x[idx], y[idx]
-
-
-def sgd_optimizer(learning_rate: float) -> tf.train.Optimizer:
-    """`tf.train.GradientDescentOptimizer(learning_rate)`."""
-    cls = getattr(tf.train, "GradientDescentOptimizer", None)
-    if cls is None:  # NOTE: until `tensorweave/train.py` re-exports it.
-        from tensorweave.training.gradient_descent import GradientDescentOptimizer as cls
-    return cls(learning_rate)
 
 
 def blas_threads(threads: int) -> Any:

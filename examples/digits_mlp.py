@@ -4,7 +4,8 @@ ReLU hidden layers (`tf.layers.dense`), softmax cross-entropy, plain gradient de
 (learning rate 0.1, batch 128, 2,000 steps). The last line printed is
 `test accuracy: 0.9xx`.
 
-Run: `python examples/digits_mlp.py [--steps N] [--batch-size B] [--learning-rate LR]`.
+Run: `python examples/digits_mlp.py [--steps N] [--batch-size B] [--learning-rate LR]
+[--blas-threads T]` (BLAS runs single-threaded unless `T` says otherwise; 0: its default).
 `build_model` and `build_training` are reused by the tests, the benchmark and the
 distributed trainer.
 """
@@ -80,7 +81,8 @@ def build_training(
         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits), name="loss"
     )
     global_step = tf.Variable(0, trainable=False, name="global_step", dtype=tf.int64)
-    train_op = digits_data.sgd_optimizer(learning_rate).minimize(loss, global_step=global_step)
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate)
+    train_op = optimizer.minimize(loss, global_step=global_step)
     correct = tf.nn.in_top_k(logits, labels, 1)
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
     return Training(images, labels, logits, loss, train_op, accuracy, global_step)

@@ -4,7 +4,7 @@ Use it as `import tensorweave as tf`. The names below are explicit re-exports; e
 module lists its public names in `__all__`.
 """
 
-from tensorweave import contrib, distribute, errors, initializers, summary, train
+from tensorweave import errors
 from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.framework.device_spec import DeviceSpec
@@ -68,3 +68,23 @@ from tensorweave.protos.config_pb2 import (
 )
 
 __version__ = "0.1.0"
+
+# NOTE: namespaces that pull in the training library load on first use (PEP 562), so a
+# `tensorweave server` process starts without them.
+_LAZY_NAMESPACES = (
+    "contrib", "distribute", "initializers", "layers", "losses", "nn", "summary", "train",
+)
+
+
+def __getattr__(name: str):
+    if name in _LAZY_NAMESPACES:
+        import importlib
+
+        module = importlib.import_module(f"tensorweave.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tensorweave' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY_NAMESPACES))

@@ -231,7 +231,7 @@ def make_error(error_code: int, message: str, node_def: Any = None, op: Any = No
 
 def with_node(error: OpError, node_name: str) -> OpError:
     """Returns `error` with TF's `[[{{node NAME}}]]` suffix added once (same class)."""
-    suffix = "\n\t [[{{node %s}}]]" % node_name
+    suffix = "\n\t [[{{node " + node_name + "}}]]"
     if "{{node " in error.message:
         return error
     new = type(error)(error.node_def, error.op, error.message + suffix)

@@ -222,6 +222,8 @@ class MasterSession:
     def _execute(self, parts: list[_Part], feeds: dict[str, Any], trace: bool,
                  deadline: float | None) -> dict[str, Any]:
         step_id = random.getrandbits(56) | 1
+        if len(parts) == 1:
+            return self._execute_one(parts[0], feeds, trace, deadline, step_id)
         step = _Step(len(parts))
         token = self._cancel.register(step.cancellation.start_cancel)
         if token is None:
@@ -249,6 +251,29 @@ class MasterSession:
         if step.errors:
             self._abort(parts, step, step_id)
         return step.results
+
+    def _execute_one(self, part: _Part, feeds: dict[str, Any], trace: bool,
+                     deadline: float | None, step_id: int) -> dict[str, Any]:
+        """The common one-partition step, without the fan-out bookkeeping."""
+        cancellation = CancellationManager()
+        if not isinstance(part.worker, Worker):
+            cancellation.register(lambda err: part.worker.cleanup_graph(step_id))
+        token = self._cancel.register(cancellation.start_cancel)
+        if token is None:
+            raise self._cancel.error
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        call = RunGraphCall(self.handle, part.graph_handle, step_id,
+                            {key: feeds[t] for t, key in part.feed_keys.items()},
+                            list(part.fetch_keys.values()), trace, timeout, cancellation)
+        try:
+            return {part.task: part.worker.run_graph(call)}
+        except errors.OpError as e:
+            # NOTE: a cancelled step reports why it was cancelled (e.g. Session::Close).
+            if cancellation.is_cancelled and isinstance(e, errors.CancelledError | errors.AbortedError):
+                raise cancellation.error from e
+            raise
+        finally:
+            self._cancel.deregister(token)
 
     def _call(self, part: _Part, feeds: dict[str, Any], step_id: int, trace: bool,
               deadline: float | None, step: _Step) -> RunGraphCall:

@@ -131,8 +131,10 @@ def _from_list(lst: Any) -> list[Any]:
 
 
 def infer_kind(value: Any) -> str:
-    """Guesses the attr kind of a Python value for attrs not declared in an `OpDef`
-    (internal `_`-prefixed attrs such as `_class`)."""
+    """Guesses the attr kind of a Python value for an attr not declared in an `OpDef`.
+
+    Used for internal `_`-prefixed attrs such as `_class`.
+    """
     if isinstance(value, list | tuple):
         return "list(%s)" % (infer_kind(value[0]) if value else "string")
     if isinstance(value, bool | np.bool_):

@@ -1,5 +1,7 @@
-"""Step cancellation: callbacks run once when a step is cancelled (follows TensorFlow's
-`CancellationManager`)."""
+"""Step cancellation: callbacks run once when a step is cancelled.
+
+Follows TensorFlow's `CancellationManager`.
+"""
 
 from __future__ import annotations
 
@@ -31,8 +33,15 @@ class CancellationManager:
         return self._error
 
     def register(self, callback: Callable[[errors.OpError], None]) -> int | None:
-        """Registers `callback(error)`; returns a token, or None (and calls nothing) when
-        already cancelled."""
+        """Registers `callback(error)` to run when the step is cancelled.
+
+        Args:
+          callback: called once with the cancelling `OpError`.
+
+        Returns:
+          A token for `deregister`, or None (and `callback` is never called) when the
+          step is already cancelled.
+        """
         with self._lock:
             if self._error is not None:
                 return None

@@ -199,7 +199,7 @@ class DType:
         return "tf." + self._name
 
     def __str__(self) -> str:
-        return "<dtype: %r>" % self._name
+        return f"<dtype: {self._name!r}>"
 
 
 _BASE_TYPES: dict[str, DType] = {n: DType(n, e, _NUMPY[n]) for n, e in _ENUMS.items()}

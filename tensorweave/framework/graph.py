@@ -1,5 +1,9 @@
-"""`Graph`: the container of operations, with TensorFlow 1.x's naming, device, colocation and
-control-dependency scopes, collections, and the thread-local default-graph stack."""
+"""`Graph`: the container of operations, following TensorFlow 1.x's `tf.Graph`.
+
+Provides naming, device, colocation and control-dependency scopes, collections, and the
+thread-local default-graph stack. The scopes other than name scopes live in `graph_scopes`
+(`GraphScopes`, a base class of `Graph`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes
+from tensorweave.framework.graph_scopes import GraphScopes
 from tensorweave.framework.op_def import OpDef, op_def_registry
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_shape import TensorShape
@@ -18,52 +23,7 @@ _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
-class _DeviceEntry:
-    """One `with graph.device(...)` scope: a merged spec, a device function, or a stop."""
-
-    __slots__ = ("spec", "function", "is_stop")
-
-    def __init__(self, device: Any):
-        from tensorweave.framework.device_spec import DeviceSpec
-
-        self.spec = None
-        self.function = None
-        self.is_stop = device is None
-        if callable(device) and not isinstance(device, DeviceSpec):
-            self.function = device
-        elif device is not None:
-            text = device.to_string() if isinstance(device, DeviceSpec) else str(device)
-            self.spec = DeviceSpec.from_string(text) if text else None
-
-    def apply(self, op: Operation) -> str:
-        """The device `op` gets from this scope (the op's current fields win a merge)."""
-        from tensorweave.framework.device_spec import DeviceSpec
-
-        if self.function is not None:
-            return _device_string(self.function(op))
-        return self.spec.make_merged_spec(DeviceSpec.from_string(op.device)).to_string()
-
-
-def _device_string(device: Any) -> str:
-    from tensorweave.framework.device_spec import DeviceSpec
-
-    if device is None:
-        return ""
-    if isinstance(device, DeviceSpec):
-        return device.to_string()
-    return DeviceSpec.from_string(device).to_string() if device else ""
-
-
-class _ControlDependencies:
-    """One `control_dependencies` scope: its control inputs and the ops created inside."""
-
-    def __init__(self, control_inputs: list[Operation] | None):
-        self.control_inputs = control_inputs or []
-        self.clears = control_inputs is None
-        self.seen: set[int] = set()
-
-
-class Graph:
+class Graph(GraphScopes):
     """A TensorFlow computation: operations and the tensors between them (follows `tf.Graph`).
 
     Building is thread-safe; a finalized graph rejects new ops with RuntimeError.
@@ -77,8 +37,7 @@ class Graph:
         self._collections: dict[str, list[Any]] = {}
         self._finalized = False
         self._seed: int | None = None
-        self._scopes = _ScopeState()
-        self._gradient_override_map: dict[str, str] = {}
+        self._init_scopes()
         self._unfeedable: set[int] = set()
         self._unfetchable: set[int] = set()
         self._functions: dict[str, Any] = {}
@@ -184,23 +143,31 @@ class Graph:
             try:
                 idx = int(index)
             except ValueError:
-                raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a "
-                                 "valid one. Tensor names must be of the form "
-                                 "\"<op_name>:<output_index>\".") from None
+                raise ValueError(
+                    f"The name {name!r} looks a like a Tensor name, but is not a "
+                    "valid one. Tensor names must be of the form "
+                    '"<op_name>:<output_index>".'
+                ) from None
             op = self._by_name.get(op_name)
             if op is None:
-                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
-                               f"operation, {op_name!r}, does not exist in the graph.")
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. The "
+                    f"operation, {op_name!r}, does not exist in the graph."
+                )
             if idx >= len(op._outputs):
-                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The "
-                               f"operation, {op_name!r}, exists but only has "
-                               f"{len(op._outputs)} outputs.")
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. The "
+                    f"operation, {op_name!r}, exists but only has "
+                    f"{len(op._outputs)} outputs."
+                )
             return op._outputs[idx]
         if ":" in name:
             raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a Operation.")
         if not allow_operation:
-            raise ValueError(f"The name {name!r} refers to an Operation, not a Tensor. Tensor "
-                             "names must be of the form \"<op_name>:<output_index>\".")
+            raise ValueError(
+                f"The name {name!r} refers to an Operation, not a Tensor. Tensor "
+                'names must be of the form "<op_name>:<output_index>".'
+            )
         op = self._by_name.get(name)
         if op is None:
             raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
@@ -208,8 +175,18 @@ class Graph:
 
     # ------------------------------------------------------------------- naming
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
-        """`name` under the current name scope, made unique with `_1`, `_2`... suffixes
-        (case-insensitively, as TensorFlow does)."""
+        """Returns `name` under the current name scope, made unique in this graph.
+
+        Uniqueness is case-insensitive, as in TensorFlow: repeated names get `_1`, `_2`...
+        suffixes.
+
+        Args:
+          name: the base name.
+          mark_as_used: record the result so later calls do not return it again.
+
+        Returns:
+          The scoped, unique name.
+        """
         if self._scopes.name_stack:
             name = self._scopes.name_stack + "/" + name
         key = name.lower()
@@ -219,11 +196,11 @@ class Graph:
         if i > 0:
             base = key
             while key in self._names_in_use:
-                key = "%s_%d" % (base, i)
+                key = f"{base}_{i}"
                 i += 1
             if mark_as_used:
                 self._names_in_use[key] = 1
-            name = "%s_%d" % (name, i - 1)
+            name = f"{name}_{i - 1}"
         return name
 
     def get_name_scope(self) -> str:
@@ -256,123 +233,6 @@ class Graph:
         finally:
             self._scopes.name_stack = old
 
-    # ------------------------------------------------------------------ scopes
-    @contextlib.contextmanager
-    def device(self, device_name_or_function: Any) -> Iterator[None]:
-        """Device scope: a string/`DeviceSpec` merged innermost-first, a function of the op
-        whose result replaces its device, or None to ignore all outer scopes (follows
-        `Graph.device`).
-
-        Raises:
-          ValueError: for device strings that do not parse.
-        """
-        self._scopes.device_stack.append(_DeviceEntry(device_name_or_function))
-        try:
-            yield
-        finally:
-            self._scopes.device_stack.pop()
-
-    @contextlib.contextmanager
-    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
-        """Places ops created inside on the same device as `op` (follows
-        `Graph.colocate_with`); device scopes are suspended inside.
-
-        Raises:
-          ValueError: if `op` is None and `ignore_existing` is False.
-        """
-        if op is None and not ignore_existing:
-            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
-        if op is not None:
-            if hasattr(op, "_as_graph_element") or isinstance(op, Tensor):
-                op = op._as_graph_element() if not isinstance(op, Tensor) else op
-            if isinstance(op, Tensor):
-                op = op.op
-            if not isinstance(op, Operation):
-                raise TypeError(f"Can not colocate with {op!r}")
-        scopes = self._scopes
-        saved_devices, saved_coloc = scopes.device_stack, scopes.colocation_stack
-        scopes.device_stack = []
-        if ignore_existing:
-            scopes.colocation_stack = []
-        else:
-            scopes.colocation_stack = list(saved_coloc)
-        if op is not None:
-            scopes.colocation_stack.append(op)
-        try:
-            yield
-        finally:
-            scopes.device_stack, scopes.colocation_stack = saved_devices, saved_coloc
-
-    @contextlib.contextmanager
-    def control_dependencies(self, control_inputs: Any) -> Iterator[None]:
-        """Ops created inside run after `control_inputs` (ops or tensors); None clears outer
-        scopes (follows `Graph.control_dependencies`).
-
-        Raises:
-          TypeError: for items that are not ops or tensors of this graph.
-        """
-        if control_inputs is None:
-            controller = _ControlDependencies(None)
-        else:
-            current = {id(c) for ctl in self._active_controllers() for c in ctl.control_inputs}
-            ops: list[Operation] = []
-            for c in control_inputs:
-                if hasattr(c, "_as_graph_element") and not isinstance(c, Operation | Tensor):
-                    c = c._as_graph_element()
-                if isinstance(c, Tensor):
-                    c = c.op
-                if not isinstance(c, Operation):
-                    raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
-                if c.graph is not self:
-                    raise ValueError(f"Control input {c.name} is not an element of this graph.")
-                if id(c) not in current:
-                    ops.append(c)
-                    current.add(id(c))
-            controller = _ControlDependencies(ops)
-        self._scopes.control_stack.append(controller)
-        try:
-            yield
-        finally:
-            self._scopes.control_stack.pop()
-
-    def _active_controllers(self) -> list[_ControlDependencies]:
-        stack = self._scopes.control_stack
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i].clears:
-                return stack[i + 1 :]
-        return list(stack)
-
-    @contextlib.contextmanager
-    def container(self, container_name: str) -> Iterator[str]:
-        """Stateful ops created inside get `container=container_name` (follows
-        `Graph.container`)."""
-        old = self._scopes.container
-        self._scopes.container = container_name
-        try:
-            yield container_name
-        finally:
-            self._scopes.container = old
-
-    @contextlib.contextmanager
-    def _attr_scope(self, attr_map: dict[str, Any]) -> Iterator[None]:
-        """Ops created inside get these attrs (unless they set them themselves)."""
-        saved = dict(self._scopes.attr_scope)
-        self._scopes.attr_scope.update(attr_map)
-        try:
-            yield
-        finally:
-            self._scopes.attr_scope = saved
-
-    @contextlib.contextmanager
-    def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
-        """Ops of the given types created inside use another registered gradient."""
-        saved = dict(self._gradient_override_map)
-        self._gradient_override_map.update(op_type_map)
-        try:
-            yield
-        finally:
-            self._gradient_override_map = saved
-
     # ------------------------------------------------------------- collections
     def add_to_collection(self, name: str, value: Any) -> None:
         """Appends `value` to collection `name`."""
@@ -392,8 +252,15 @@ class Graph:
             return self._collections.setdefault(name, [])
 
     def get_collection(self, name: str, scope: str | None = None) -> list[Any]:
-        """A copy of collection `name`, filtered to items whose `.name` matches `scope` at
-        the start (a regex, as in `tf.get_collection`)."""
+        """Returns a copy of collection `name` (follows `tf.get_collection`).
+
+        Args:
+          name: the collection key.
+          scope: optional regex; only items whose `.name` matches it at the start are kept.
+
+        Returns:
+          A new list of the collected items.
+        """
         with self._lock:
             items = list(self._collections.get(name, []))
         if scope is None:
@@ -500,8 +367,15 @@ class Graph:
                 raise ValueError(f"Duplicate node name in graph: '{name}'")
             control = self._control_inputs_for(inputs)
             op = Operation(
-                self, name, op_type, op_def, list(inputs),
-                [_as_dtype(d) for d in dtypes], attrs, control, len(self._ops),
+                self,
+                name,
+                op_type,
+                op_def,
+                list(inputs),
+                [_as_dtype(d) for d in dtypes],
+                attrs,
+                control,
+                len(self._ops),
             )
             self._finish_op(op, compute_device)
             self._ops.append(op)
@@ -509,59 +383,6 @@ class Graph:
         if compute_shapes:
             _set_shapes_for_outputs(op)
         return op
-
-    def _control_inputs_for(self, inputs: list[Tensor]) -> list[Operation]:
-        input_ops = [t.op for t in inputs]
-        ret: list[Operation] = []
-        for ctl in self._active_controllers():
-            if any(id(op) in ctl.seen for op in input_ops):
-                continue
-            ret.extend(c for c in ctl.control_inputs if c not in input_ops and c not in ret)
-        return ret
-
-    def _finish_op(self, op: Operation, compute_device: bool) -> None:
-        scopes = self._scopes
-        for key, value in scopes.attr_scope.items():
-            op._attrs.setdefault(key, value)
-        mapped = self._gradient_override_map.get(op.type)
-        if mapped:
-            op._attrs["_gradient_op_type"] = mapped
-        for ctl in scopes.control_stack:
-            ctl.seen.add(id(op))
-        if compute_device:
-            self._apply_device_functions(op)
-        if scopes.colocation_stack:
-            groups: set[bytes] = set()
-            device_set = False
-            for c in scopes.colocation_stack:
-                groups.update(c.colocation_groups())
-                if c.device and not device_set:
-                    op._device = c.device
-                    device_set = True
-            op._attrs["_class"] = sorted(g.decode() for g in groups)
-        if scopes.container and op._is_stateful and "container" in op._attrs:
-            if not op._attrs["container"]:
-                op._attrs["container"] = scopes.container
-
-    def _apply_device_functions(self, op: Operation) -> None:
-        for entry in reversed(self._scopes.device_stack):
-            if entry.is_stop:
-                break
-            if entry.function is None and entry.spec is None:
-                continue
-            op._device = entry.apply(op)
-
-
-class _ScopeState(threading.local):
-    """Per-thread scope stacks of a graph (TensorFlow keeps these thread-local too)."""
-
-    def __init__(self) -> None:
-        self.name_stack = ""
-        self.device_stack: list[_DeviceEntry] = []
-        self.colocation_stack: list[Operation] = []
-        self.control_stack: list[_ControlDependencies] = []
-        self.container = ""
-        self.attr_scope: dict[str, Any] = {}
 
 
 def _as_dtype(d: Any) -> dtypes.DType:
@@ -606,8 +427,11 @@ def _default_graph(graph: Graph) -> Iterator[Graph]:
 
 
 def get_default_graph() -> Graph:
-    """The innermost graph entered with `as_default()` in this thread, else the global
-    default graph (follows `tf.get_default_graph`)."""
+    """Returns the default graph (follows `tf.get_default_graph`).
+
+    That is the innermost graph entered with `as_default()` in this thread, else the global
+    default graph.
+    """
     if _GRAPH_STACK.stack:
         return _GRAPH_STACK.stack[-1]
     with _GLOBAL_LOCK:
@@ -638,8 +462,9 @@ def has_default_graph() -> bool:
 
 
 def name_scope(name: str | None, default_name: str | None = None, values: Any = None) -> Any:
-    """`tf.name_scope(name, default_name=None, values=None)`: a name scope in the graph of
-    `values` (or the default graph).
+    """`tf.name_scope(name, default_name=None, values=None)`: enters a name scope.
+
+    The scope is opened in the graph of `values` (or the default graph).
 
     Raises:
       ValueError: if both `name` and `default_name` are None while `values` is given.

@@ -108,6 +108,9 @@ def import_graph_def(
         default graph that replace them.
       return_elements: names of ops (`"x"`) or tensors (`"x:0"`) to return.
       name: prefix for the imported names (default `"import"`; `""` for none).
+      op_dict: ignored; accepted for TensorFlow signature compatibility (deprecated there).
+      producer_op_list: ignored; accepted for TensorFlow signature compatibility (there it
+        lists the producer's ops so that default-valued attrs can be stripped).
 
     Returns:
       The requested elements, or None when `return_elements` is None.
@@ -129,7 +132,9 @@ def import_graph_def(
             imported[nd.name] = _import_node(g, nd, scope, imported, input_map, used)
     unused = set(input_map) - used
     if unused:
-        raise ValueError(f"Attempted to map inputs that were not found in graph_def: {sorted(unused)}")
+        raise ValueError(
+            f"Attempted to map inputs that were not found in graph_def: {sorted(unused)}"
+        )
     if return_elements is None:
         return None
     return [_resolve_element(e, imported) for e in return_elements]
@@ -166,8 +171,13 @@ def _import_node(g, nd, scope, imported, input_map, used) -> Operation:
         ]
     attrs.pop("_output_shapes", None)
     op = g.create_op(
-        nd.op, inputs, op_def.output_dtypes(attrs), name=scope + nd.name + "/",
-        attrs=attrs, op_def=op_def, compute_device=False,
+        nd.op,
+        inputs,
+        op_def.output_dtypes(attrs),
+        name=scope + nd.name + "/",
+        attrs=attrs,
+        op_def=op_def,
+        compute_device=False,
     )
     op._add_control_inputs(control)
     op._set_device(nd.device)
@@ -201,7 +211,7 @@ def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool =
         graph_def = graph_or_graph_def.as_graph_def()
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
-    tmp = path + ".tmp%d" % os.getpid()
+    tmp = f"{path}.tmp{os.getpid()}"
     if as_text:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text_format.MessageToString(graph_def))
@@ -210,4 +220,3 @@ def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool =
             f.write(graph_def.SerializeToString())
     os.replace(tmp, path)
     return path
-

@@ -64,8 +64,8 @@ class IndexedSlices:
         return self._values.device
 
     def __repr__(self) -> str:
-        return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
-                + (f", dense_shape={self._dense_shape!r})" if self._dense_shape is not None else ")"))
+        shape = f", dense_shape={self._dense_shape!r}" if self._dense_shape is not None else ""
+        return f"IndexedSlices(indices={self._indices!r}, values={self._values!r}{shape})"
 
 
 class IndexedSlicesValue:

@@ -1,5 +1,6 @@
-"""`apply_op`: build a node from an `OpDef`, converting inputs and inferring attrs (follows
-TensorFlow's `op_def_library.apply_op`).
+"""`apply_op`: build a node from an `OpDef`, converting inputs and inferring attrs.
+
+Follows TensorFlow's `op_def_library.apply_op`.
 
 Python values given for inputs become `Const` ops named after the input argument inside the
 new op's name scope (e.g. `AssignAdd_1/value`), exactly as TensorFlow names them.
@@ -12,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, graph as graph_mod
+from tensorweave.framework import dtypes
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef, get_op_def
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -69,7 +71,11 @@ def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Any
         refs = [t for t, is_ref in zip(inputs, op_def.ref_inputs(attrs)) if is_ref]
         with g.colocate_with(refs[0].op) if refs else contextlib.nullcontext():
             op = g.create_op(
-                op_type_name, inputs, op_def.output_dtypes(attrs), name=scope, attrs=attrs,
+                op_type_name,
+                inputs,
+                op_def.output_dtypes(attrs),
+                name=scope,
+                attrs=attrs,
                 op_def=op_def,
             )
     return _outputs_of(op, op_def, attrs)
@@ -192,8 +198,7 @@ def _check_attr(op_type: str, attr: AttrDef, value: Any) -> Any:
         )
     if kind == "int" and attr.minimum is not None and value < attr.minimum:
         raise ValueError(
-            f"Attr '{attr.name}' of '{op_type}' Op passed {value} less than minimum "
-            f"{attr.minimum}."
+            f"Attr '{attr.name}' of '{op_type}' Op passed {value} less than minimum {attr.minimum}."
         )
     return value
 
@@ -256,4 +261,3 @@ def _outputs_of(op: Operation, op_def: OpDef, attrs: dict[str, Any]) -> Any:
             result.append(outputs[i])
             i += 1
     return result
-

@@ -103,12 +103,9 @@ class Tensor:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __str__(self) -> str:
-        return 'Tensor("%s"%s%s%s)' % (
-            self.name,
-            f", shape={self._shape}" if self._shape.ndims is not None else "",
-            f", dtype={self._dtype.name}",
-            f", device={self.device}" if self.device else "",
-        )
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
 
     def __hash__(self) -> int:
         return id(self)
@@ -160,8 +157,9 @@ def _run_using_default_session(fetch: Any, feed_dict: Any, graph: Graph, session
 
 
 class Operation:
-    """A node of a `Graph`: an op type, attrs, inputs, outputs and a device (follows
-    `tf.Operation`).
+    """A node of a `Graph`: an op type, attrs, inputs, outputs and a device.
+
+    Follows `tf.Operation`.
 
     Operations are created by graph-construction functions (`tf.matmul`, `tf.Variable`...)
     through `Graph.create_op`, never directly by users.

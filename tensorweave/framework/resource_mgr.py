@@ -1,5 +1,6 @@
-"""Per-device resource managers: containers of named, shared state (variables, queues,
-accumulators), as TensorFlow's `ResourceMgr`.
+"""Per-device resource managers, as TensorFlow's `ResourceMgr`.
+
+A manager holds containers of named, shared state (variables, queues, accumulators).
 
 Resources outlive sessions. The default container of a device is its job name, so
 `Session.reset(target, ["ps"])` clears what was created on `/job:ps` without `tf.container`.

@@ -17,8 +17,10 @@ _STACK = _SessionStack()
 
 
 def get_default_session() -> Any:
-    """The innermost session entered with `as_default()` in this thread, or None
-    (follows `tf.get_default_session`)."""
+    """Returns the default session (follows `tf.get_default_session`).
+
+    That is the innermost session entered with `as_default()` in this thread, or None.
+    """
     return _STACK.stack[-1] if _STACK.stack else None
 
 

@@ -1,5 +1,6 @@
-"""`convert_to_tensor` and its registry of conversion functions (follows
-`tf.convert_to_tensor` and `tf.register_tensor_conversion_function`).
+"""`convert_to_tensor` and its registry of conversion functions.
+
+Follows `tf.convert_to_tensor` and `tf.register_tensor_conversion_function`.
 
 The framework registers only `Tensor` itself; the op modules register Python/NumPy values
 (as `Const`), lists of tensors (as `Pack`) and variables.
@@ -20,8 +21,10 @@ _CONVERSIONS: list[tuple[int, type | tuple[type, ...], ConversionFn]] = []
 def register_tensor_conversion_function(
     base_type: type | tuple[type, ...], conversion_func: ConversionFn, priority: int = 100
 ) -> None:
-    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False) -> Tensor` for
-    instances of `base_type`; lower `priority` runs first.
+    """Registers a function converting instances of `base_type` to tensors.
+
+    `conversion_func(value, dtype=None, name=None, as_ref=False) -> Tensor`; among the
+    functions matching a value, lower `priority` runs first.
 
     Raises:
       TypeError: if `conversion_func` is not callable.
@@ -98,8 +101,10 @@ def _convert(value: Any, dtype: Any, name: str | None, as_ref: bool) -> Tensor:
                     f"dtype: requested = {dtype.name}, actual = {ret.dtype.name}"
                 )
             return ret
-    raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. "
-                    f"Contents: {value!r}. Consider casting elements to a supported type.")
+    raise TypeError(
+        f"Failed to convert object of type {type(value)} to Tensor. "
+        f"Contents: {value!r}. Consider casting elements to a supported type."
+    )
 
 
 def convert_n_to_tensor(values: Any, dtype: Any = None, name: str | None = None) -> list[Tensor]:

@@ -349,8 +349,8 @@ class TensorShape:
         if self._dims is None:
             return "<unknown>"
         if len(self._dims) == 1:
-            return "(%s,)" % self._dims[0]
-        return "(%s)" % ", ".join(str(d) for d in self._dims)
+            return f"({self._dims[0]},)"
+        return "(" + ", ".join(str(d) for d in self._dims) + ")"
 
     def __reduce__(self):
         return TensorShape, (None if self._dims is None else [d.value for d in self._dims],)

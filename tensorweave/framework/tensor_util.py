@@ -1,5 +1,7 @@
-"""NumPy <-> `TensorProto` conversion and static constant folding (follows `tf.make_tensor_proto`,
-`tf.make_ndarray` and `tensor_util.constant_value`)."""
+"""NumPy <-> `TensorProto` conversion and static constant folding.
+
+Follows `tf.make_tensor_proto`, `tf.make_ndarray` and `tensor_util.constant_value`.
+"""
 
 from __future__ import annotations
 
@@ -113,7 +115,8 @@ def make_tensor_proto(
     if dt is dtypes.string:
         proto.string_val.extend(arr.reshape(-1).tolist())
     elif arr.size > 1:
-        proto.tensor_content = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+        little_endian = arr.dtype.newbyteorder("<")
+        proto.tensor_content = np.ascontiguousarray(arr, dtype=little_endian).tobytes()
     elif arr.size == 1:
         _set_single_value(proto, dt, arr.reshape(-1)[0])
     return proto

@@ -8,6 +8,8 @@ from tensorweave.kernels import (  # noqa: F401
     io_kernels,
     logging_kernels,
     math_kernels,
+    nn_conv_kernels,
+    nn_kernels,
     random_kernels,
     sendrecv_kernels,
     state_kernels,

@@ -1,5 +1,8 @@
-"""`StepContext`: what a kernel can reach while a step runs (TensorFlow's `OpKernelContext`
-subset: resources, rendezvous, cancellation, deadline, undo log)."""
+"""`StepContext`: what a kernel can reach while a step runs.
+
+A subset of TensorFlow's `OpKernelContext`: resources, rendezvous, cancellation, deadline,
+undo log.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,14 @@ class StepContext:
     """Per-step, per-device state shared by the kernels of one partition run."""
 
     __slots__ = (
-        "resource_mgr", "step_id", "rendezvous", "cancellation", "deadline", "undo_log",
-        "device", "extra",
+        "resource_mgr",
+        "step_id",
+        "rendezvous",
+        "cancellation",
+        "deadline",
+        "undo_log",
+        "device",
+        "extra",
     )
 
     def __init__(
@@ -81,8 +90,10 @@ class StepContext:
 
 
 def rollback_undo_log(undo_log: list[tuple[Var, Any, Any]]) -> None:
-    """Restores the variables of an undo log, newest write first, unless another step has
-    written a variable since (then that later write is kept)."""
+    """Restores the variables of an undo log, newest write first.
+
+    A variable that another step has written since is left alone (that later write is kept).
+    """
     for var, old, new in reversed(undo_log):
         with var.lock:
             if var.value is new:

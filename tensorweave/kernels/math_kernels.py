@@ -355,4 +355,4 @@ def _broadcast_gradient_args(node: KernelNode) -> Any:
 
 
 # NOTE: imported last so that they can use the helpers above.
-from tensorweave.kernels import matmul_kernels, reduction_kernels  # noqa: E402, F401
+from tensorweave.kernels import matmul_kernels, reduction_kernels  # noqa: E402, F401  (registers kernels)

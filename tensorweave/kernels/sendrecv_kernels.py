@@ -1,5 +1,8 @@
-"""Kernels of `_Send` (deposit into the step rendezvous, never blocks) and `_Recv` (wait for
-the value in the step rendezvous; remote values are pulled there by the worker)."""
+"""Kernels of `_Send` and `_Recv`.
+
+`_Send` deposits into the step rendezvous and never blocks; `_Recv` waits for the value in
+the step rendezvous (remote values are pulled there by the worker).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from tensorweave.kernels.registry import AsyncKernel, KernelNode, register_kerne
 def key_of(attrs: dict[str, Any]) -> str:
     """The rendezvous key of a `_Send`/`_Recv` node's attrs."""
     return create_key(
-        attrs["send_device"], attrs["send_device_incarnation"], attrs["recv_device"],
+        attrs["send_device"],
+        attrs["send_device_incarnation"],
+        attrs["recv_device"],
         attrs["tensor_name"],
     )
 

@@ -1,5 +1,8 @@
-"""Kernels of variables and their updates. Variable values are read-only arrays replaced on
-every update (see `framework.resource_mgr.Var`), so updates are atomic and undoable."""
+"""Kernels of variables and their updates.
+
+Variable values are read-only arrays replaced on every update (see
+`framework.resource_mgr.Var`), so updates are atomic and undoable.
+"""
 
 from __future__ import annotations
 
@@ -56,7 +59,8 @@ def _assign(node: KernelNode) -> Any:
             lhs = _declared_shape(var)
             if lhs is not None and tuple(lhs) != np.shape(value):
                 raise errors.InvalidArgumentError(
-                    None, None,
+                    None,
+                    None,
                     "Assign requires shapes of both tensors to match. lhs shape= "
                     f"{_shape_str(lhs)} rhs shape= {_shape_str(np.shape(value))}",
                 )
@@ -73,7 +77,8 @@ def _is_writable(value: Any) -> bool:
 def _check_same(var: Var, old: Any, value: Any) -> None:
     if np.shape(old) != np.shape(value):
         raise errors.InvalidArgumentError(
-            None, None,
+            None,
+            None,
             f"Must have the same shape: variable {var.name} has shape "
             f"{_shape_str(np.shape(old))}, update has {_shape_str(np.shape(value))}",
         )

@@ -175,4 +175,4 @@ __all__ = [
 ]
 
 # Registers the gradients; last, because `array_grad` uses the functions above.
-from tensorweave.ops import array_grad  # noqa: E402, F401
+from tensorweave.ops import array_grad  # noqa: E402, F401  (registers gradients)

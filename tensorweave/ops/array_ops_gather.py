@@ -347,11 +347,11 @@ def boolean_mask(
         return gather(tensor, indices, axis=axis)
 
 
-def range(
+def range(  # noqa: A001  (TensorFlow's public name `tf.range`)
     start: Any,
     limit: Any = None,
     delta: Any = 1,
-    dtype: Any = None,  # noqa: A001
+    dtype: Any = None,
     name: str = "range",
 ) -> Tensor:
     """`[start, start + delta, ...]` up to but excluding `limit` (follows `tf.range`).

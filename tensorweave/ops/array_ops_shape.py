@@ -262,9 +262,9 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
 
 
 def shape_internal(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     name: str | None = None,
-    optimize: bool = True,  # noqa: A002
+    optimize: bool = True,
     out_type: Any = dtypes.int32,
 ) -> Tensor:
     """`shape`, folding fully defined static shapes to a `Const` only when `optimize`."""
@@ -308,7 +308,7 @@ def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
         return apply_op("Rank", input=x, name=name)
 
 
-def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """`tensor` with the same elements in a new shape (follows `tf.reshape`).
 
     Args:
@@ -324,9 +324,9 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa
 
 
 def expand_dims(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     axis: Any = None,
-    name: str | None = None,  # noqa: A002
+    name: str | None = None,
     dim: Any = None,
 ) -> Tensor:
     """Inserts a dimension of size 1 at `axis` (follows `tf.expand_dims`).
@@ -347,9 +347,9 @@ def expand_dims(
 
 
 def squeeze(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     axis: Any = None,
-    name: str | None = None,  # noqa: A002
+    name: str | None = None,
     squeeze_dims: Any = None,
 ) -> Tensor:
     """Removes dimensions of size 1: those in `axis`, or all of them (follows `tf.squeeze`).
@@ -443,7 +443,7 @@ def _filled(shape_arg: Any, value: Any, dtype: dtypes.DType, name: str) -> Tenso
     return fill(shape_arg, constant_op.constant(value, dtype=dtype), name=name)
 
 
-def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of `shape` with all elements 0 (False, or "" for strings) (`tf.zeros`).
 
     A fully known shape with fewer than 1000 elements gives a `Const`; otherwise `Fill`.
@@ -458,7 +458,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> T
         return _filled(shape, _zero_of(dtype), dtype, name)
 
 
-def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of `shape` with all elements 1 (True for bool) (follows `tf.ones`)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
     with graph_mod.name_scope(name, "ones", [shape]) as name:

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes, graph as graph_mod
+from tensorweave.framework import dtypes
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_util import to_numpy
@@ -19,8 +20,13 @@ register_op(
 )
 
 
-def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
-             verify_shape: bool = False) -> Any:
+def constant(
+    value: Any,
+    dtype: Any = None,
+    shape: Any = None,
+    name: str = "Const",
+    verify_shape: bool = False,
+) -> Any:
     """Creates a `Const` tensor (follows TF 1.x `tf.constant`).
 
     Args:

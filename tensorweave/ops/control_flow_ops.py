@@ -1,5 +1,7 @@
-"""`tf.no_op`, `tf.group`, `tf.tuple` and `with_dependencies` (follows TF 1.x
-`control_flow_ops`)."""
+"""`tf.no_op`, `tf.group`, `tf.tuple` and `with_dependencies`.
+
+Follows TF 1.x `control_flow_ops`.
+"""
 
 from __future__ import annotations
 

@@ -17,21 +17,21 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import cwise_ops, matmul_ops, reduction_ops
-from tensorweave.ops.cwise_ops import *  # noqa: F403
+from tensorweave.ops.cwise_ops import *  # noqa: F403  (re-exports the public names)
 
 # NOTE: add_v2, broadcast_gradient_args, neg, batch_matmul and reduced_shape are module API
 # that TensorFlow keeps out of the top-level namespace (not in __all__).
-from tensorweave.ops.cwise_ops import (  # noqa: F401
+from tensorweave.ops.cwise_ops import (  # noqa: F401  (module API, see NOTE)
     _add_dispatch,
     add_v2,
     broadcast_gradient_args,
     neg,
     truediv,
 )
-from tensorweave.ops.matmul_ops import *  # noqa: F403
-from tensorweave.ops.matmul_ops import batch_matmul  # noqa: F401
-from tensorweave.ops.reduction_ops import *  # noqa: F403
-from tensorweave.ops.reduction_ops import reduced_shape  # noqa: F401
+from tensorweave.ops.matmul_ops import *  # noqa: F403  (re-exports the public names)
+from tensorweave.ops.matmul_ops import batch_matmul  # noqa: F401  (module API)
+from tensorweave.ops.reduction_ops import *  # noqa: F403  (re-exports the public names)
+from tensorweave.ops.reduction_ops import reduced_shape  # noqa: F401  (module API)
 
 
 # --------------------------------------------------------- operator overloads
@@ -95,4 +95,4 @@ _install_operators()
 __all__ = sorted({*cwise_ops.__all__, *matmul_ops.__all__, *reduction_ops.__all__})
 
 # NOTE: imported last: gradient functions use the functions above.
-from tensorweave.ops import math_grad  # noqa: E402, F401
+from tensorweave.ops import math_grad  # noqa: E402, F401  (registers gradients)

@@ -306,10 +306,10 @@ def reduce_logsumexp(
 
 def _arg(
     op_type: str,
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     axis: Any,
     name: Any,
-    dimension: Any,  # noqa: A002
+    dimension: Any,
     output_type: Any,
 ) -> Tensor:
     axis = _lookup("axis", axis, "dimension", dimension)
@@ -321,9 +321,9 @@ def _arg(
 
 
 def argmax(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     axis: Any = None,
-    name: str | None = None,  # noqa: A002
+    name: str | None = None,
     dimension: Any = None,
     output_type: Any = dtypes.int64,
 ) -> Tensor:
@@ -341,9 +341,9 @@ def argmax(
 
 
 def argmin(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     axis: Any = None,
-    name: str | None = None,  # noqa: A002
+    name: str | None = None,
     dimension: Any = None,
     output_type: Any = dtypes.int64,
 ) -> Tensor:
@@ -352,9 +352,9 @@ def argmin(
 
 
 def arg_max(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     dimension: Any,
-    output_type: Any = dtypes.int64,  # noqa: A002
+    output_type: Any = dtypes.int64,
     name: str | None = None,
 ) -> Tensor:
     """The `ArgMax` op directly (follows the deprecated `tf.arg_max`)."""
@@ -368,9 +368,9 @@ def arg_max(
 
 
 def arg_min(
-    input: Any,
+    input: Any,  # noqa: A002  (TensorFlow's argument name)
     dimension: Any,
-    output_type: Any = dtypes.int64,  # noqa: A002
+    output_type: Any = dtypes.int64,
     name: str | None = None,
 ) -> Tensor:
     """The `ArgMin` op directly (follows the deprecated `tf.arg_min`)."""
@@ -480,7 +480,7 @@ def count_nonzero(
     name: str | None = None,
     reduction_indices: Any = None,
     keep_dims: bool | None = None,
-    input: Any = None,  # noqa: A002
+    input: Any = None,  # noqa: A002  (TensorFlow's argument name)
 ) -> Tensor:
     """Number of non-zero elements across dimensions (follows TF 1.x `tf.count_nonzero`).
 

@@ -1,5 +1,8 @@
-"""Variable state ops: `VariableV2`, `Assign*`, `Scatter*`, `IsVariableInitialized` (follows
-TF 1.x `state_ops`). Update ops are colocated with their variable by the placer (ref edge)."""
+"""Variable state ops: `VariableV2`, `Assign*`, `Scatter*`, `IsVariableInitialized`.
+
+Follows TF 1.x `state_ops`. Update ops are colocated with their variable by the placer (ref
+edge).
+"""
 
 from __future__ import annotations
 
@@ -51,7 +54,10 @@ register_op(
     allows_uninitialized_input=True,
     shape_fn=_assign_shape,
 )
-_NUMERIC = "{float, double, int32, int64, uint8, int16, int8, complex64, complex128, half, uint16, uint32, uint64}"
+_NUMERIC = (
+    "{float, double, int32, int64, uint8, int16, int8, complex64, complex128, half, uint16,"
+    " uint32, uint64}"
+)
 for _name in ("AssignAdd", "AssignSub"):
     register_op(
         _name,
@@ -68,8 +74,11 @@ register_op(
     allows_uninitialized_input=True,
     shape_fn=lambda op: [TensorShape([])],
 )
-for _name, _locking in (("ScatterUpdate", "true"), ("ScatterAdd", "false"),
-                        ("ScatterSub", "false")):
+for _name, _locking in (
+    ("ScatterUpdate", "true"),
+    ("ScatterAdd", "false"),
+    ("ScatterSub", "false"),
+):
     register_op(
         _name,
         inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
@@ -79,12 +88,17 @@ for _name, _locking in (("ScatterUpdate", "true"), ("ScatterAdd", "false"),
     )
 
 
-def variable_op_v2(shape: Any, dtype: Any, name: str = "Variable", container: str = "",
-                   shared_name: str = "") -> Any:
+def variable_op_v2(
+    shape: Any, dtype: Any, name: str = "Variable", container: str = "", shared_name: str = ""
+) -> Any:
     """A `VariableV2` op; returns its `_ref` output tensor."""
     return apply_op(
-        "VariableV2", shape=TensorShape(shape), dtype=dtypes.as_dtype(dtype),
-        container=container, shared_name=shared_name, name=name,
+        "VariableV2",
+        shape=TensorShape(shape),
+        dtype=dtypes.as_dtype(dtype),
+        container=container,
+        shared_name=shared_name,
+        name=name,
     )
 
 
@@ -92,10 +106,16 @@ def _ref_of(ref: Any) -> Any:
     return ref._ref() if hasattr(ref, "_ref") else ref
 
 
-def assign(ref: Any, value: Any, validate_shape: bool | None = None,
-           use_locking: bool | None = None, name: str | None = None) -> Any:
-    """Assigns `value` to the variable `ref`; returns the ref after the assignment (follows
-    `tf.assign`).
+def assign(
+    ref: Any,
+    value: Any,
+    validate_shape: bool | None = None,
+    use_locking: bool | None = None,
+    name: str | None = None,
+) -> Any:
+    """Assigns `value` to the variable `ref` (follows `tf.assign`).
+
+    Returns the ref after the assignment.
 
     Raises:
       TypeError: if `ref` is not a variable (ref tensor).
@@ -128,12 +148,14 @@ def is_variable_initialized(ref: Any, name: str | None = None) -> Any:
 
 def _scatter(op_type: str, ref: Any, indices: Any, updates: Any, use_locking: Any, name: Any):
     kwargs = {} if use_locking is None else {"use_locking": use_locking}
-    return apply_op(op_type, ref=_ref_of(ref), indices=indices, updates=updates, name=name,
-                    **kwargs)
+    return apply_op(
+        op_type, ref=_ref_of(ref), indices=indices, updates=updates, name=name, **kwargs
+    )
 
 
-def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
-                   name: str | None = None) -> Any:
+def scatter_update(
+    ref: Any, indices: Any, updates: Any, use_locking: bool | None = None, name: str | None = None
+) -> Any:
     """`ref[indices] = updates` on a variable (follows `tf.scatter_update`).
 
     Raises:
@@ -142,14 +164,16 @@ def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool | Non
     return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
 
 
-def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
-                name: str | None = None) -> Any:
+def scatter_add(
+    ref: Any, indices: Any, updates: Any, use_locking: bool | None = None, name: str | None = None
+) -> Any:
     """`ref[indices] += updates`, duplicates accumulating (follows `tf.scatter_add`)."""
     return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
 
 
-def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool | None = None,
-                name: str | None = None) -> Any:
+def scatter_sub(
+    ref: Any, indices: Any, updates: Any, use_locking: bool | None = None, name: str | None = None
+) -> Any:
     """`ref[indices] -= updates`, duplicates accumulating (follows `tf.scatter_sub`)."""
     return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
 

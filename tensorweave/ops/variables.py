@@ -56,15 +56,21 @@ class GraphKeys:
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
     _VARIABLE_COLLECTIONS = [
-        GLOBAL_VARIABLES, LOCAL_VARIABLES, METRIC_VARIABLES, MODEL_VARIABLES,
-        TRAINABLE_VARIABLES, MOVING_AVERAGE_VARIABLES, CONCATENATED_VARIABLES,
+        GLOBAL_VARIABLES,
+        LOCAL_VARIABLES,
+        METRIC_VARIABLES,
+        MODEL_VARIABLES,
+        TRAINABLE_VARIABLES,
+        MOVING_AVERAGE_VARIABLES,
+        CONCATENATED_VARIABLES,
         TRAINABLE_RESOURCE_VARIABLES,
     ]
 
 
 class Variable:
-    """A mutable tensor whose value persists across `Session.run` calls (follows TF 1.x
-    `tf.Variable`, a reference variable).
+    """A mutable tensor whose value persists across `Session.run` calls.
+
+    Follows TF 1.x `tf.Variable` (a reference variable).
 
     Args:
       initial_value: a Tensor or value convertible to one, or a callable returning one;
@@ -85,11 +91,20 @@ class Variable:
         `validate_shape` is True.
     """
 
-    def __init__(self, initial_value: Any = None, trainable: bool = True,
-                 collections: Any = None, validate_shape: bool = True,
-                 caching_device: Any = None, name: str | None = None,
-                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
-                 import_scope: str | None = None, constraint: Any = None):
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool = True,
+        collections: Any = None,
+        validate_shape: bool = True,
+        caching_device: Any = None,
+        name: str | None = None,
+        variable_def: Any = None,
+        dtype: Any = None,
+        expected_shape: Any = None,
+        import_scope: str | None = None,
+        constraint: Any = None,
+    ):
         self._trainable = trainable
         self._constraint = constraint
         self._save_slice_info = None
@@ -102,8 +117,10 @@ class Variable:
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, list | tuple | set):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
+            raise ValueError(
+                f"collections argument to Variable constructor must be a list, "
+                f"tuple, or set. Got {collections} of type {type(collections)}"
+            )
         collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
@@ -142,9 +159,7 @@ class Variable:
 
     def _make_variable_op(self, scope: str, validate_shape: bool) -> Tensor:
         shape = self._initial_value.shape if validate_shape else unknown_shape()
-        return state_ops.variable_op_v2(
-            shape, self._initial_value.dtype.base_dtype, name=scope
-        )
+        return state_ops.variable_op_v2(shape, self._initial_value.dtype.base_dtype, name=scope)
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         g = graph_mod.get_default_graph()
@@ -228,8 +243,11 @@ class Variable:
             return array_ops.identity(self._variable, name="read")
 
     def initialized_value(self) -> Tensor:
-        """The value after running the initializer (runs the initializer each time it is
-        evaluated, as TF < 1.5 did; use for initializing other variables from this one)."""
+        """Returns the value after running the initializer.
+
+        Runs the initializer each time it is evaluated, as TF < 1.5 did; use it for
+        initializing other variables from this one.
+        """
         return control_flow_ops.with_dependencies([self._initializer_op], self._variable)
 
     def _ref(self) -> Tensor:
@@ -248,44 +266,75 @@ class Variable:
 
         session = session or session_stack.get_default_session()
         if session is None:
-            raise ValueError("Either session argument should be provided or default session "
-                             "should be established")
+            raise ValueError(
+                "Either session argument should be provided or default session "
+                "should be established"
+            )
         session.run(self._initializer_op, {self._initial_value: value})
 
     # -------------------------------------------------------------- updating
-    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
-               read_value: bool = True) -> Any:
+    def assign(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
         """An `Assign` op setting the variable to `value`."""
         t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
+    def assign_add(
+        self,
+        delta: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
         """An `AssignAdd` op adding `delta`."""
         t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
+    def assign_sub(
+        self,
+        delta: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Any:
         """An `AssignSub` op subtracting `delta`."""
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
     def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterSub` of an `IndexedSlices` delta."""
-        return state_ops.scatter_sub(self._variable, sparse_delta.indices, sparse_delta.values,
-                                     use_locking=use_locking, name=name)
+        return state_ops.scatter_sub(
+            self._variable,
+            sparse_delta.indices,
+            sparse_delta.values,
+            use_locking=use_locking,
+            name=name,
+        )
 
     def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterAdd` of an `IndexedSlices` delta."""
-        return state_ops.scatter_add(self._variable, sparse_delta.indices, sparse_delta.values,
-                                     use_locking=use_locking, name=name)
+        return state_ops.scatter_add(
+            self._variable,
+            sparse_delta.indices,
+            sparse_delta.values,
+            use_locking=use_locking,
+            name=name,
+        )
 
-    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
-                       name: str | None = None):
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterUpdate` of an `IndexedSlices` delta."""
-        return state_ops.scatter_update(self._variable, sparse_delta.indices,
-                                        sparse_delta.values, use_locking=use_locking, name=name)
+        return state_ops.scatter_update(
+            self._variable,
+            sparse_delta.indices,
+            sparse_delta.values,
+            use_locking=use_locking,
+            name=name,
+        )
 
     # ----------------------------------------------------------- serialization
     def to_proto(self, export_scope: str | None = None) -> Any:
@@ -316,8 +365,7 @@ class Variable:
         return self._save_slice_info
 
     def __repr__(self) -> str:
-        return (f"<tf.Variable '{self.name}' shape={self.shape} "
-                f"dtype={self.dtype.name}>")
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     def __hash__(self) -> int:
         return id(self)
@@ -430,10 +478,12 @@ initialize_variables = variables_initializer
 initialize_local_variables = local_variables_initializer
 
 
-def report_uninitialized_variables(var_list: list[Any] | None = None,
-                                   name: str = "report_uninitialized_variables") -> Tensor:
-    """A 1-D string tensor with the op names of the uninitialized variables (follows
-    `tf.report_uninitialized_variables`).
+def report_uninitialized_variables(
+    var_list: list[Any] | None = None, name: str = "report_uninitialized_variables"
+) -> Tensor:
+    """Returns a 1-D string tensor with the op names of the uninitialized variables.
+
+    Follows `tf.report_uninitialized_variables`.
 
     One `IsVariableInitialized` per variable runs next to it (e.g. on its ps); the names
     are gathered on `/cpu:0` of the default task. An empty list gives an empty tensor.

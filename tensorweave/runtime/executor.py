@@ -243,6 +243,7 @@ class Plan:
         ready = collections.deque(self._roots)
         completions: queue.SimpleQueue = queue.SimpleQueue()
         remaining = len(self._entries)
+        waiting: set[int] = set()
         token = ctx.cancellation.register(lambda err: completions.put((-1, None, err, 0)))
         tid = threading.get_ident() & 0xFFFF
         try:
@@ -259,6 +260,7 @@ class Plan:
                         args = _gather_deref(vals, entry)
                         if entry.is_async:
                             start = _now_us()
+                            waiting.add(i)
                             entry.fn.start(ctx, args, _Done(completions, i, start))
                             continue
                         start = _now_us() if stats is not None else 0
@@ -274,7 +276,8 @@ class Plan:
                         self._release(i, pending, ready)
                     if not remaining:
                         break
-                    i, r, err, start = self._wait(ctx, completions)
+                    i, r, err, start = self._wait(ctx, completions, waiting)
+                    waiting.discard(i)
                     entry = self._entries[i]
                     if err is not None:
                         raise _wrap_error(err, entry.node) from err
@@ -293,14 +296,15 @@ class Plan:
             ctx.cancellation.deregister(token)
         return vals
 
-    def _wait(self, ctx: StepContext, completions: queue.SimpleQueue) -> tuple:
+    def _wait(self, ctx: StepContext, completions: queue.SimpleQueue, waiting: set[int]):
         timeout = ctx.remaining_s()
         try:
             item = completions.get(timeout=max(timeout, 0.0) if timeout is not None else None)
         except queue.Empty:
-            waiting = [e.node.name for e in self._entries if e.is_async][:3]
+            names = sorted(self._entries[i].node.name for i in waiting)
             raise errors.DeadlineExceededError(
-                None, None, f"Timed out waiting for {', '.join(waiting)} on {self.device}"
+                None, None,
+                f"Timed out waiting for {', '.join(names) or 'the step'} on {self.device}",
             ) from None
         if item[0] == -1:
             raise item[2]

@@ -1,5 +1,7 @@
-"""Test helpers for clusters: free ports and in-process local clusters (follows TF's
-`tf.test.create_local_cluster`)."""
+"""Test helpers for clusters: free ports and in-process local clusters.
+
+Follows TF's `tf.test.create_local_cluster`.
+"""
 
 from __future__ import annotations
 
@@ -16,15 +18,21 @@ def pick_unused_port() -> int:
 
 def local_cluster_spec(num_workers: int, num_ps: int = 0, host: str = "localhost") -> dict:
     """A cluster dict with free localhost ports for `ps` and `worker` jobs."""
-    spec: dict[str, list[str]] = {"worker": [f"{host}:{pick_unused_port()}"
-                                             for _ in range(num_workers)]}
+    spec: dict[str, list[str]] = {
+        "worker": [f"{host}:{pick_unused_port()}" for _ in range(num_workers)]
+    }
     if num_ps:
         spec["ps"] = [f"{host}:{pick_unused_port()}" for _ in range(num_ps)]
     return spec
 
 
-def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc",
-                         worker_config: Any = None, ps_config: Any = None) -> tuple[list, list]:
+def create_local_cluster(
+    num_workers: int,
+    num_ps: int,
+    protocol: str = "grpc",
+    worker_config: Any = None,
+    ps_config: Any = None,
+) -> tuple[list, list]:
     """Starts `num_workers` worker and `num_ps` ps servers in this process.
 
     Returns:
@@ -38,12 +46,13 @@ def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc",
     spec = {"worker": ["localhost:0"] * num_workers}
     if num_ps:
         spec["ps"] = ["localhost:0"] * num_ps
-    workers = [Server(spec, "worker", i, protocol, worker_config, start=False)
-               for i in range(num_workers)]
+    workers = [
+        Server(spec, "worker", i, protocol, worker_config, start=False) for i in range(num_workers)
+    ]
     ps = [Server(spec, "ps", i, protocol, ps_config, start=False) for i in range(num_ps)]
-    actual = {"worker": [s.target[len("grpc://"):] for s in workers]}
+    actual = {"worker": [s.target[len("grpc://") :] for s in workers]}
     if num_ps:
-        actual["ps"] = [s.target[len("grpc://"):] for s in ps]
+        actual["ps"] = [s.target[len("grpc://") :] for s in ps]
     cluster = ClusterSpec(actual)
     for s in workers + ps:
         s._set_cluster(cluster)

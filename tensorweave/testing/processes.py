@@ -1,5 +1,8 @@
-"""Subprocess helpers for multi-process tests: start `tensorweave server` tasks on
-127.0.0.1, wait (bounded) until they serve, and always end them by PID."""
+"""Subprocess helpers for multi-process tests.
+
+They start `tensorweave server` tasks on 127.0.0.1, wait (bounded) until they serve, and
+always end them by PID.
+"""
 
 from __future__ import annotations
 
@@ -43,16 +46,27 @@ class ServerProcess:
       job_name, task_index: the task to run.
     """
 
-    def __init__(self, cluster_spec: str, job_name: str, task_index: int,
-                 env: dict[str, str] | None = None):
+    def __init__(
+        self, cluster_spec: str, job_name: str, task_index: int, env: dict[str, str] | None = None
+    ):
         self.cluster_spec = cluster_spec
         self.job_name = job_name
         self.task_index = task_index
         self.info: dict[str, Any] = {}
-        cmd = [sys.executable, "-m", "tensorweave", "server", f"--cluster_spec={cluster_spec}",
-               f"--job_name={job_name}", f"--task_index={task_index}"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "tensorweave",
+            "server",
+            f"--cluster_spec={cluster_spec}",
+            f"--job_name={job_name}",
+            f"--task_index={task_index}",
+        ]
         self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
             env={**os.environ, **(env or {})},
         )
         self._reader = _LineReader(self.proc.stdout)

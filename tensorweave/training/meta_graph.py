@@ -11,14 +11,14 @@ otherwise by the kind of its first item: strings/bytes -> `bytes_list`, ints ->
 Collections that cannot be serialized are skipped with a warning, as in TensorFlow.
 
 Other modules register their collections at import time with `register_proto_function`
-(the variable collections are registered here; `SAVERS` by `training.saver`).
+(the variable collections are registered in `meta_graph_collections`; `SAVERS` by
+`training.saver`). The collection serialization lives in `meta_graph_collections`; this
+module re-exports its public names.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
-import logging
 import os
 import re
 import sys
@@ -31,136 +31,23 @@ from google.protobuf.message import DecodeError
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.graph_io import import_graph_def, parse_input
 from tensorweave.framework.op_def import get_op_def
-from tensorweave.framework.registry import Registry
 from tensorweave.kernels.checkpoint_format import atomic_write
-from tensorweave.ops.variables import GraphKeys, Variable
-from tensorweave.protos import graph_pb2, meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
-
-_log = logging.getLogger(__name__)
-_UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
-_SAVE_OPS = ("SaveV2", "RestoreV2", "MergeV2Checkpoints", "Save", "SaveSlices", "Restore")
-
-
-@dataclasses.dataclass(frozen=True)
-class ProtoFunctions:
-    """How one collection is (de)serialized in a `MetaGraphDef`."""
-
-    proto_type: Any
-    to_proto: Callable[..., Any] | None
-    from_proto: Callable[..., Any] | None
-
-
-_proto_functions = Registry("proto functions")
-
-
-def register_proto_function(
-    collection_name: str,
-    proto_type: Any = None,
-    to_proto: Callable[..., Any] | None = None,
-    from_proto: Callable[..., Any] | None = None,
-) -> None:
-    """Registers how a collection is stored in meta graphs (`ops.register_proto_function`).
-
-    Args:
-      collection_name: the collection key.
-      proto_type: the protobuf message class of one serialized item.
-      to_proto: `fn(item, export_scope=None) -> proto or None` (None skips the item).
-      from_proto: `fn(proto, import_scope=None) -> item`.
-
-    Raises:
-      TypeError: if `to_proto` or `from_proto` is given but not callable.
-      KeyError: if the collection is already registered.
-    """
-    if to_proto is not None and not callable(to_proto):
-        raise TypeError("to_proto must be callable.")
-    if from_proto is not None and not callable(from_proto):
-        raise TypeError("from_proto must be callable.")
-    _proto_functions.register(ProtoFunctions(proto_type, to_proto, from_proto), collection_name)
-
-
-def get_collection_proto_type(collection_name: str) -> Any:
-    """The registered proto class of a collection, or None."""
-    entry = _proto_functions.get(collection_name)
-    return entry.proto_type if entry else None
-
-
-def get_to_proto_function(collection_name: str) -> Callable[..., Any] | None:
-    """The registered `to_proto` of a collection, or None."""
-    entry = _proto_functions.get(collection_name)
-    return entry.to_proto if entry else None
-
-
-def get_from_proto_function(collection_name: str) -> Callable[..., Any] | None:
-    """The registered `from_proto` of a collection, or None."""
-    entry = _proto_functions.get(collection_name)
-    return entry.from_proto if entry else None
-
-
-class _VariableDefView:
-    """A `VariableDef` whose `HasField` also answers for proto3 scalars without presence.
-
-    `Variable._init_from_proto` asks `HasField("trainable")`, which proto3 refuses.
-    """
-
-    def __init__(self, proto: Any):
-        self._proto = proto
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._proto, name)
-
-    def HasField(self, name: str) -> bool:  # noqa: N802  (protobuf's method name)
-        try:
-            return self._proto.HasField(name)
-        except ValueError:
-            return True
-
-
-def _variable_to_proto(v: Any, export_scope: str | None = None) -> Any:
-    return v.to_proto(export_scope=export_scope) if hasattr(v, "to_proto") else None
-
-
-def _variable_from_proto(proto: Any, import_scope: str | None = None) -> Variable:
-    return Variable.from_proto(_VariableDefView(proto), import_scope=import_scope)
-
-
-_VARIABLE_KEYS = (
-    GraphKeys.GLOBAL_VARIABLES,
-    GraphKeys.TRAINABLE_VARIABLES,
-    GraphKeys.LOCAL_VARIABLES,
-    GraphKeys.MODEL_VARIABLES,
-    GraphKeys.MOVING_AVERAGE_VARIABLES,
-    GraphKeys.METRIC_VARIABLES,
-    GraphKeys.GLOBAL_STEP,
+from tensorweave.ops.variables import GraphKeys
+from tensorweave.protos import graph_pb2, meta_graph_pb2, op_def_pb2, saver_pb2
+from tensorweave.training.meta_graph_collections import (  # noqa: F401  (ProtoFunctions: API)
+    UNBOUND_INPUT_PREFIX,
+    ProtoFunctions,
+    add_collection_def,
+    get_collection_proto_type,
+    get_from_proto_function,
+    get_to_proto_function,
+    prepend_name_scope,
+    register_proto_function,
+    restore_collections,
+    strip_name_scope,
 )
-for _key in _VARIABLE_KEYS:
-    register_proto_function(
-        _key,
-        proto_type=variable_pb2.VariableDef,
-        to_proto=_variable_to_proto,
-        from_proto=_variable_from_proto,
-    )
 
-
-# --------------------------------------------------------------------- names
-def prepend_name_scope(name: str, import_scope: str | None) -> str:
-    """`import_scope/name`, a leading `^` or `loc:@` kept (`ops.prepend_name_scope`)."""
-    if not import_scope:
-        return name
-    scope = import_scope.rstrip("/")
-    m = re.match(r"^(\^|loc:@)?(.*)$", name)
-    return f"{m.group(1) or ''}{scope}/{m.group(2)}"
-
-
-def strip_name_scope(name: str, export_scope: str | None) -> str:
-    """`name` without a leading `export_scope/` after any `^`/`loc:@` (`ops.strip_name_scope`)."""
-    if not export_scope:
-        return name
-    scope = export_scope.rstrip("/") + "/"
-    m = re.match(r"^(\^|loc:@)?(.*)$", name)
-    body = m.group(2)
-    if body.startswith(scope):
-        body = body[len(scope) :]
-    return f"{m.group(1) or ''}{body}"
+_SAVE_OPS = ("SaveV2", "RestoreV2", "MergeV2Checkpoints", "Save", "SaveSlices", "Restore")
 
 
 # ------------------------------------------------------------------- exporting
@@ -195,77 +82,6 @@ def strip_graph_default_valued_attrs(meta_graph_def: Any) -> None:
     meta_graph_def.meta_info_def.stripped_default_attrs = True
 
 
-def _kind_name(item: Any) -> str:
-    if isinstance(item, str | bytes):
-        return "bytes_list"
-    if isinstance(item, int):
-        return "int64_list"
-    if isinstance(item, float):
-        return "float_list"
-    return "node_list"
-
-
-def _should_include(item: Any, export_scope: str | None, exclude: set[str]) -> bool:
-    name = item if isinstance(item, str) else getattr(item, "name", None)
-    if not isinstance(name, str):
-        return True
-    if name.split(":")[0] in exclude:
-        return False
-    return (
-        name.startswith(_UNBOUND_INPUT_PREFIX) or not export_scope or name.startswith(export_scope)
-    )
-
-
-def add_collection_def(
-    meta_graph_def: Any,
-    key: Any,
-    graph: Any = None,
-    export_scope: str | None = None,
-    exclude_nodes: set[str] | None = None,
-    override_contents: list[Any] | None = None,
-) -> None:
-    """Adds collection `key` of `graph` to a `MetaGraphDef` (`meta_graph.add_collection_def`).
-
-    Collections that cannot be serialized are skipped with a warning.
-    """
-    if not isinstance(key, str | bytes):
-        _log.warning(
-            "Only collections with string type keys will be serialized. This key has %s", type(key)
-        )
-        return
-    graph = graph or graph_mod.get_default_graph()
-    items = override_contents if override_contents is not None else graph.get_collection(key)
-    items = [x for x in items if _should_include(x, export_scope, exclude_nodes or set())]
-    if not items:
-        return
-    try:
-        col_def = meta_graph_def.collection_def[key]
-        to_proto = get_to_proto_function(key)
-        if to_proto is not None:
-            for x in items:
-                proto = to_proto(x, export_scope=export_scope)
-                if proto is not None:
-                    col_def.bytes_list.value.append(proto.SerializeToString())
-            return
-        kind = _kind_name(items[0])
-        if kind == "node_list":
-            col_def.node_list.value.extend(
-                strip_name_scope(x.name, export_scope)
-                for x in items
-                if not export_scope or x.name.startswith(export_scope)
-            )
-        elif kind == "bytes_list":
-            col_def.bytes_list.value.extend(
-                x.encode("utf-8") if isinstance(x, str) else x for x in items
-            )
-        else:
-            getattr(col_def, kind).value.extend(items)
-    except Exception as e:  # noqa: BLE001  (TensorFlow skips what it cannot serialize)
-        _log.warning("Issue encountered when serializing: %s.\n%s", key, e)
-        if key in meta_graph_def.collection_def:
-            del meta_graph_def.collection_def[key]
-
-
 def _extraneous_saver_nodes(graph_def: Any, saver_def: Any) -> set[str]:
     """Nodes of savers other than `saver_def`'s (their whole name scopes)."""
     keep = saver_def.save_tensor_name.rsplit("/", 1)[0] if saver_def is not None else None
@@ -284,7 +100,7 @@ def _scoped_node_def(
     for inp in node.input:
         src, _, _ = parse_input(inp)
         if export_scope and not src.startswith(export_scope):
-            bound = re.sub(r"([\^]|^)(.*)", r"\1" + _UNBOUND_INPUT_PREFIX + r"\2", inp)
+            bound = re.sub(r"([\^]|^)(.*)", r"\1" + UNBOUND_INPUT_PREFIX + r"\2", inp)
             unbound.append(bound)
             out.input.append(bound)
         else:
@@ -542,7 +358,7 @@ def import_scoped_meta_graph(
         elements = import_graph_def(
             graph_def, input_map=input_map or None, return_elements=return_elements, name=scope
         )
-        _restore_collections(
+        restore_collections(
             graph, meta, scope, unbound_inputs_col_name, restore_collections_predicate
         )
     var_list = {
@@ -564,42 +380,6 @@ def _check_unbound(meta: Any, col_name: str, input_map: dict[str, Any]) -> None:
             f"Graph contains unbound inputs: {','.join(missing)}. Must provide "
             "these inputs through input_map."
         )
-
-
-def _restore_collections(
-    graph: Any, meta: Any, scope: str, unbound_col: str, predicate: Callable[[str], bool]
-) -> None:
-    variables: dict[bytes, Any] = {}
-    for key, col_def in sorted(meta.collection_def.items()):
-        if key == unbound_col or not predicate(key):
-            continue
-        kind = col_def.WhichOneof("kind")
-        if kind is None:
-            _log.error("Cannot identify data type for collection %s. Skipping.", key)
-            continue
-        from_proto = get_from_proto_function(key)
-        if from_proto is not None and kind == "bytes_list":
-            proto_type = get_collection_proto_type(key)
-            for value in col_def.bytes_list.value:
-                item = variables.get(value) if proto_type is variable_pb2.VariableDef else None
-                if item is None:
-                    proto = proto_type()
-                    proto.ParseFromString(value)
-                    item = from_proto(proto, import_scope=scope)
-                    if proto_type is variable_pb2.VariableDef:
-                        variables[value] = item
-                graph.add_to_collection(key, item)
-        elif kind == "node_list":
-            for value in col_def.node_list.value:
-                try:
-                    element = graph.as_graph_element(prepend_name_scope(value, scope))
-                except (KeyError, ValueError) as e:
-                    _log.warning("Skipping %r of collection %s: %s", value, key, e)
-                    continue
-                graph.add_to_collection(key, element)
-        else:
-            for value in getattr(col_def, kind).value:
-                graph.add_to_collection(key, int(value) if kind == "int64_list" else value)
 
 
 __all__ = [

@@ -231,7 +231,7 @@ class _CoordinatedSession(_WrappedSession):
                 self._coord.raise_requested_exception()
             except _PREEMPTION_ERRORS:
                 raise
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001  (any other error: report the original)
                 raise original from None
             raise
 

@@ -30,9 +30,9 @@ TW_WORKER_SERVICE = "tensorweave.grpc.WorkerService"
 CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", -1),
     ("grpc.max_receive_message_length", -1),
-    ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 1000),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 300),
     ("grpc.keepalive_time_ms", 10000),
     ("grpc.keepalive_timeout_ms", 5000),
     ("grpc.enable_retries", 0),

@@ -59,7 +59,9 @@ def test_feeds_by_tensor_and_name_and_shape_checks():
         np.testing.assert_array_equal(sess.run(y, {"x:0": [[3, 4]]}), [[3.0, 4.0]])
         with pytest.raises(ValueError, match="Cannot feed value of shape"):
             sess.run(y, {x: [1.0, 2.0, 3.0]})
-        with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'x'"):
+        with pytest.raises(
+            tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'x'"
+        ):
             sess.run(y)
         with pytest.raises(TypeError, match="cannot be a tf.Tensor"):
             sess.run(y, {x: y})

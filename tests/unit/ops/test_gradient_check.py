@@ -12,7 +12,7 @@ import zlib
 import numpy as np
 import pytest
 
-import tensorweave  # noqa: F401  (registers the public ops)
+import tensorweave  # registers the public ops
 import tensorweave.ops
 from tensorweave.framework.op_def import OpDef, op_def_registry, register_op
 from tensorweave.framework.op_def_library import apply_op
@@ -122,7 +122,7 @@ def _collect() -> tuple[list[GradientCase], dict[str, str]]:
                 continue  # not written yet
             failures[full] = repr(e)
             continue
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001  (reported by test_case_modules_import)
             failures[full] = repr(e)
             continue
         cases.extend(_cases_in(module))

@@ -168,8 +168,6 @@ def test_unary_gradients_use_tf_helper_ops():
 
 
 def test_indexed_slices_gradient_into_add_is_densified():
-    from tensorweave.ops.gradients_impl import RegisterGradient  # noqa: F401
-
     with tf.Graph().as_default():
         params = tf.constant(np.ones((4, 2)))
         rows = tf.gather(params, [0, 2, 0])

@@ -355,7 +355,7 @@ def test_equal_without_incompatible_shape_error():
         got = _run([eq, ne])
         with pytest.raises(ValueError, match="Dimensions must be equal"):
             tf.equal(x, y)
-    assert got[0] == False and got[1] == True  # noqa: E712
+    assert got[0] == False and got[1] == True  # noqa: E712  (numpy bools: `is` would fail)
 
 
 def test_logical_ops_reject_non_bool():

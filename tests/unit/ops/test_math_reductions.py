@@ -120,7 +120,7 @@ def test_empty_reductions():
     assert np.all(np.isnan(got[4]))
     assert got[5].shape == (0,)
     np.testing.assert_array_equal(got[6], [np.iinfo(np.int32).min] * 3)
-    assert got[7] == True  # noqa: E712
+    assert got[7] == True  # noqa: E712  (a numpy bool: `is` would fail)
     np.testing.assert_array_equal(got[8], [0, 0, 0])
 
 

@@ -300,3 +300,20 @@ def test_embedding_lookup_errors():
         nn.embedding_lookup(None, [0])
     with pytest.raises(ValueError, match="Unrecognized partition strategy: foo"):
         nn.embedding_lookup([np.ones((2, 2)), np.ones((2, 2))], [0], partition_strategy="foo")
+
+
+def test_embedding_lookup_on_a_partitioned_variable():
+    partitioned = pytest.importorskip("tensorweave.ops.partitioned_variables")
+    table = np.arange(20, dtype=np.float32).reshape(10, 2)
+    emb = tf.get_variable(
+        "emb", initializer=tf.constant(table), partitioner=partitioned.fixed_size_partitioner(3)
+    )
+    ids = [9, 0, 4, 4]
+    y = nn.embedding_lookup(emb, ids, partition_strategy="div")
+    grads = tf.gradients(tf.reduce_sum(y), list(emb))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(y), table[ids])
+        rows = sess.run([g.indices for g in grads])
+    # parts hold rows 0-3, 4-6 and 7-9 ("div", the first part one row longer)
+    assert [sorted(r.tolist()) for r in rows] == [[0], [0, 0], [2]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import tensorweave  # noqa: F401  (registers the public ops and kernels)
+import tensorweave  # registers the public ops and kernels
 import tensorweave.kernels
 import tensorweave.ops
 from tensorweave.framework.op_def import op_def_registry

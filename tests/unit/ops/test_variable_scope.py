@@ -166,7 +166,9 @@ def test_initializer_class_and_partition_info_argument(graph):
 
 # ----------------------------------------------------------------------- scope defaults
 def test_var_scope_dtype_and_constraint():
-    constraint = lambda x: 0.0 * x  # noqa: E731
+    def constraint(x):
+        return 0.0 * x
+
     with tf.variable_scope("tower2") as tower:
         with tf.variable_scope("foo", dtype=tf.float16, constraint=constraint):
             v = tf.get_variable("v", [])
@@ -584,7 +586,9 @@ def test_custom_getter_sees_constraint_only_when_accepted():
         received["constraint"] = constraint
         return getter(*args, constraint=constraint, **kwargs)
 
-    c = lambda x: x  # noqa: E731
+    def c(x):
+        return x
+
     v = tf.get_variable("v", [1], custom_getter=getter, constraint=c)
     assert received["constraint"] is c and v.constraint is c
 
@@ -592,8 +596,12 @@ def test_custom_getter_sees_constraint_only_when_accepted():
 # --------------------------------------------------------------------- partitioner
 def test_partitioner_single_partition_and_split():
     # More partitioner cases: tests/unit/ops/test_partitioned_variables.py.
-    one = lambda shape=None, **_: [1] * len(shape)  # noqa: E731
-    two = lambda shape=None, **_: [2] + [1] * (len(shape) - 1)  # noqa: E731
+    def one(shape=None, **_):
+        return [1] * len(shape)
+
+    def two(shape=None, **_):
+        return [2] + [1] * (len(shape) - 1)
+
     with tf.variable_scope("p", partitioner=one):
         v = tf.get_variable("v", [4, 2])
         s = tf.get_variable("s", [])  # scalars are never partitioned

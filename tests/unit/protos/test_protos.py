@@ -911,7 +911,7 @@ def test_descriptors_match_tensorboard_copies():
         try:
             importlib.import_module(f"tensorboard.compat.proto.{name}_pb2")
             loaded += 1
-        except Exception:  # noqa: BLE001 - tolerate older/newer tensorboard layouts
+        except Exception:  # noqa: BLE001  (tolerate older/newer tensorboard layouts)
             continue
     if not loaded:
         pytest.skip("tensorboard's compat protos could not be imported")

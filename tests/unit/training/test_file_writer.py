@@ -11,7 +11,7 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import tensorweave as tf
-import tensorweave.kernels.summary_kernels  # noqa: F401  (until wired in kernels/__init__)
+import tensorweave.kernels.summary_kernels  # registers them (until wired in kernels/__init__)
 from tensorweave import summary
 from tensorweave.protos import graph_pb2, meta_graph_pb2, summary_pb2
 from tensorweave.training.summary_io import FileWriter, FileWriterCache, summary_iterator

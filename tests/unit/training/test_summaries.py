@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-import tensorweave.kernels.summary_kernels  # noqa: F401  (until wired in kernels/__init__)
+import tensorweave.kernels.summary_kernels  # registers them (until wired in kernels/__init__)
 from tensorweave import summary
 from tensorweave.framework import tensor_util
 from tensorweave.ops import summary_ops

@@ -1,0 +1,157 @@
+"""Cluster benchmarks; prints JSON. Servers are `tensorweave server` subprocesses on
+127.0.0.1; the client (this process) targets worker 0.
+
+Workloads (median over `--reps` repetitions where a workload is repeated):
+* `startup_s`: launch 1 ps + 2 workers until a first `run` (an op on the ps) succeeds.
+* `raw_grpc_roundtrip_us`: a bare gRPC `GetStatus` round trip to the ps (the floor).
+* `remote_scalar_read_us`: `sess.run(v)` of a float32 scalar variable on `/job:ps/task:0`.
+* `fetch_MBps` / `push_MBps`: fetching a float32 variable of 1/16/128 MiB that lives on the
+  ps, and assigning it from a fed array (MB = 10^6 bytes).
+* `training` (with `--training`): async between-graph training of the digits MLP
+  (batch 128, SGD lr 0.1), 2 workers x `--train-steps` steps, with 1 and with 2 ps.
+
+Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--training]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+import tensorweave as tf
+from tensorweave.testing.cluster import pick_unused_port
+from tensorweave.testing.processes import ServerProcess, spec_string
+
+
+def _cluster(num_ps: int, num_workers: int) -> dict[str, list[str]]:
+    return {
+        "ps": [f"localhost:{pick_unused_port()}" for _ in range(num_ps)],
+        "worker": [f"localhost:{pick_unused_port()}" for _ in range(num_workers)],
+    }
+
+
+def _start(cluster: dict[str, list[str]]) -> list[ServerProcess]:
+    spec = spec_string(cluster)
+    return [ServerProcess(spec, job, i) for job, addrs in cluster.items()
+            for i in range(len(addrs))]
+
+
+def _stop(procs: list[ServerProcess]) -> None:
+    for p in procs:
+        p.kill()
+
+
+def bench_startup(reps: int) -> dict:
+    times = []
+    for _ in range(reps):
+        cluster = _cluster(1, 2)
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:ps/task:0"):
+                c = tf.constant(1.0)
+        t0 = time.perf_counter()
+        procs = _start(cluster)
+        try:
+            with tf.Session("grpc://" + cluster["worker"][0], graph=g) as sess:
+                sess.run(c)
+            times.append(time.perf_counter() - t0)
+        finally:
+            _stop(procs)
+    return {"median_s": round(float(np.median(times)), 3), "reps": reps}
+
+
+def _latency(fn, runs: int) -> dict:
+    for _ in range(max(runs // 10, 50)):
+        fn()
+    samples = np.empty(runs)
+    for i in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        samples[i] = time.perf_counter() - t0
+    us = samples * 1e6
+    return {"median_us": round(float(np.median(us)), 1),
+            "p99_us": round(float(np.percentile(us, 99)), 1), "runs": runs}
+
+
+def bench_roundtrip_and_read(worker: str, ps: str, runs: int) -> dict:
+    import grpc
+
+    from tensorweave.protos import worker_pb2
+
+    channel = grpc.insecure_channel(ps)
+    get_status = channel.unary_unary("/tensorflow.grpc.WorkerService/GetStatus")
+    request = worker_pb2.GetStatusRequest().SerializeToString()
+    raw = _latency(lambda: get_status(request), runs)
+    channel.close()
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="scalar")
+    with tf.Session("grpc://" + worker, graph=g) as sess:
+        sess.run(v.initializer)
+        read = _latency(lambda: sess.run(v), runs)
+    return {"raw_grpc_roundtrip_us": raw, "remote_scalar_read_us": read}
+
+
+def bench_transfer(worker: str, sizes_mib: list[int], reps: int) -> dict:
+    fetch, push = {}, {}
+    for mib in sizes_mib:
+        n = mib * (1 << 20) // 4
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(tf.zeros([n]), name=f"big_{mib}")
+                p = tf.placeholder(tf.float32, [n])
+                assign = v.assign(p).op
+        data = np.random.default_rng(0).random(n, dtype=np.float32)
+        with tf.Session("grpc://" + worker, graph=g) as sess:
+            sess.run(v.initializer)
+            sess.run(assign, {p: data})
+            fetch[f"{mib}MiB"] = _throughput(lambda: sess.run(v), n * 4, reps)
+            push[f"{mib}MiB"] = _throughput(lambda: sess.run(assign, {p: data}), n * 4, reps)
+    return {"fetch_MBps": fetch, "push_MBps": push}
+
+
+def _throughput(fn, nbytes: int, reps: int) -> float:
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return round(nbytes / float(np.median(times)) / 1e6, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reads", type=int, default=2000)
+    parser.add_argument("--sizes", default="1,16,128", help="MiB, comma separated")
+    parser.add_argument("--training", action="store_true", help="also run training workloads")
+    parser.add_argument("--train-steps", type=int, default=1000)
+    args = parser.parse_args()
+    result: dict = {"benchmark": "cluster", "startup_s": bench_startup(args.reps)}
+    cluster = _cluster(1, 2)
+    procs = _start(cluster)
+    try:
+        for p in procs:
+            p.wait_ready()
+        result.update(bench_roundtrip_and_read(cluster["worker"][0], cluster["ps"][0],
+                                               args.reads))
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        result.update(bench_transfer(cluster["worker"][0], sizes, args.reps))
+    finally:
+        _stop(procs)
+    if args.training:
+        from benchmarks.cluster_training import bench_training
+
+        result["training"] = {f"{n}ps": bench_training(n, 2, args.train_steps)
+                              for n in (1, 2)}
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
