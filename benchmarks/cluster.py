@@ -6,11 +6,14 @@ Workloads (median over `--reps` repetitions where a workload is repeated):
 * `raw_grpc_roundtrip_us`: a bare gRPC `GetStatus` round trip to the ps (the floor).
 * `remote_scalar_read_us`: `sess.run(v)` of a float32 scalar variable on `/job:ps/task:0`.
 * `fetch_MBps` / `push_MBps`: fetching a float32 variable of 1/16/128 MiB that lives on the
-  ps, and assigning it from a fed array (MB = 10^6 bytes).
+  ps, and assigning it from a fed array (MB = 10^6 bytes). The client and the ps share this
+  host, so large tensors go through /dev/shm files (`shared_memory` says whether that path
+  was available); with `--no-shm`, `fetch_MBps_no_shm` / `push_MBps_no_shm` repeat them with
+  `ConfigProto.tensorweave.disable_shared_memory` (pure gRPC streams).
 * `training` (with `--training`): async between-graph training of the digits MLP
   (batch 128, SGD lr 0.1), 2 workers x `--train-steps` steps, with 1 and with 2 ps.
 
-Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--training]`.
+Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--no-shm] [--training]`.
 """
 
 from __future__ import annotations
@@ -96,7 +99,10 @@ def bench_roundtrip_and_read(worker: str, ps: str, runs: int) -> dict:
     return {"raw_grpc_roundtrip_us": raw, "remote_scalar_read_us": read}
 
 
-def bench_transfer(worker: str, sizes_mib: list[int], reps: int) -> dict:
+def bench_transfer(worker: str, sizes_mib: list[int], reps: int,
+                   shared_memory: bool = True) -> dict:
+    config = tf.ConfigProto()
+    config.tensorweave.disable_shared_memory = not shared_memory
     fetch, push = {}, {}
     for mib in sizes_mib:
         n = mib * (1 << 20) // 4
@@ -107,12 +113,13 @@ def bench_transfer(worker: str, sizes_mib: list[int], reps: int) -> dict:
                 p = tf.placeholder(tf.float32, [n])
                 assign = v.assign(p).op
         data = np.random.default_rng(0).random(n, dtype=np.float32)
-        with tf.Session("grpc://" + worker, graph=g) as sess:
+        with tf.Session("grpc://" + worker, graph=g, config=config) as sess:
             sess.run(v.initializer)
             sess.run(assign, {p: data})
             fetch[f"{mib}MiB"] = _throughput(lambda: sess.run(v), n * 4, reps)
             push[f"{mib}MiB"] = _throughput(lambda: sess.run(assign, {p: data}), n * 4, reps)
-    return {"fetch_MBps": fetch, "push_MBps": push}
+    suffix = "" if shared_memory else "_no_shm"
+    return {f"fetch_MBps{suffix}": fetch, f"push_MBps{suffix}": push}
 
 
 def _throughput(fn, nbytes: int, reps: int) -> float:
@@ -130,6 +137,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--reads", type=int, default=2000)
     parser.add_argument("--sizes", default="1,16,128", help="MiB, comma separated")
+    parser.add_argument("--no-shm", action="store_true",
+                        help="also measure transfers with shared memory disabled (pure gRPC)")
     parser.add_argument("--training", action="store_true", help="also run training workloads")
     parser.add_argument("--train-steps", type=int, default=1000)
     args = parser.parse_args()
@@ -142,7 +151,12 @@ def main() -> None:
         result.update(bench_roundtrip_and_read(cluster["worker"][0], cluster["ps"][0],
                                                args.reads))
         sizes = [int(s) for s in args.sizes.split(",") if s]
+        from tensorweave.distributed.transport import shm
+
+        result["shared_memory"] = shm.available()
         result.update(bench_transfer(cluster["worker"][0], sizes, args.reps))
+        if args.no_shm:
+            result.update(bench_transfer(cluster["worker"][0], sizes, args.reps, False))
     finally:
         _stop(procs)
     if args.training:

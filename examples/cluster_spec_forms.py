@@ -67,14 +67,18 @@ if __name__ == "__main__":
 
     ps_hosts = PS_HOSTS.split(",")
     worker_hosts = WORKER_HOSTS.split(",")
-    show(f"--ps_hosts={PS_HOSTS} --worker_hosts={WORKER_HOSTS}",
-         tf.train.ClusterSpec({"ps": ps_hosts, "worker": worker_hosts}))
+    show(
+        f"--ps_hosts={PS_HOSTS} --worker_hosts={WORKER_HOSTS}",
+        tf.train.ClusterSpec({"ps": ps_hosts, "worker": worker_hosts}),
+    )
 
     for text in COMMAND_LINE_FORMS:
         show(f"--cluster_spec='{text}'", parse_cluster_spec(text))
 
-    same = parse_cluster_spec(COMMAND_LINE_FORMS[2]) == tf.train.ClusterSpec({
-        "worker": ["worker0:2222", "worker1:2222", "worker2:2222"],
-        "ps": ["ps0:2222", "ps1:2222"],
-    })
+    same = parse_cluster_spec(COMMAND_LINE_FORMS[2]) == tf.train.ClusterSpec(
+        {
+            "worker": ["worker0:2222", "worker1:2222", "worker2:2222"],
+            "ps": ["ps0:2222", "ps1:2222"],
+        }
+    )
     print("dict and --cluster_spec forms define the same cluster:", same)

@@ -14,7 +14,9 @@ Prints (the middle line is the command the script runs for part 2):
 
 Differences from the seeds: a free port instead of 2222; `sess.run(c)` returns `bytes` (as
 TensorFlow 1.x does under Python 3; the seeds' Python 2 REPL showed `'...'`); sessions are
-closed and both servers stopped (the subprocess by PID), so the script exits by itself.
+closed and both servers stopped (the subprocess by PID), so the script exits by itself
+(an unclosed distributed session currently keeps the interpreter from exiting; see
+`test_script_leaving_a_distributed_session_open_exits`).
 
 Run: `python examples/hello_distributed.py`.
 """
@@ -40,8 +42,9 @@ def command_line_server() -> None:
     """Seed 001: a `tensorweave server` process, and a client session on its address."""
     port = pick_unused_port()
     spec = f"local|localhost:{port}"
-    print(f"$ python -m tensorweave server --cluster_spec='{spec}' --job_name=local "
-          "--task_index=0 &")
+    print(
+        f"$ python -m tensorweave server --cluster_spec='{spec}' --job_name=local --task_index=0 &"
+    )
     server = ServerProcess(spec, "local", 0)
     try:
         server.wait_ready()

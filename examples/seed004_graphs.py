@@ -17,7 +17,9 @@ the shared parameters plus its own part), as opposed to "in-graph replication" (
 with everything, as in examples/seed004_placement.py).
 
 Differences from the blog: free 127.0.0.1 ports instead of 2224/2225; sessions closed and
-servers stopped at the end so the script exits by itself.
+servers stopped at the end so the script exits by itself
+(an unclosed distributed session currently keeps the interpreter from exiting; see
+`test_script_leaving_a_distributed_session_open_exits`).
 
 Run: `python examples/seed004_graphs.py`.
 """

@@ -26,6 +26,8 @@ running. The processes are forked: the parent never touches gRPC.
 Run: `python examples/seed004_init_wait.py`.
 """
 
+# The blog's code is kept as written (%-formatting).
+# ruff: noqa: UP031
 from __future__ import annotations
 
 import multiprocessing
@@ -68,7 +70,9 @@ def s2():
 
 
 if __name__ == "__main__":
-    sys.stdout.reconfigure(line_buffering=True)
+    # One write per line even under PYTHONUNBUFFERED, so that lines of different
+    # processes never interleave mid-line.
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)
     p1 = Process(target=s1, daemon=True)
     p2 = Process(target=s2, daemon=True)
     p1.start()

@@ -19,7 +19,9 @@ As in the blog's notebook, the section before this one already made `var.assign_
 once (an op named `AssignAdd`), so the traced increment is named `AssignAdd_1`.
 
 Differences from the blog: free 127.0.0.1 ports; sessions closed and servers stopped at the
-end so the script exits by itself.
+end so the script exits by itself
+(an unclosed distributed session currently keeps the interpreter from exiting; see
+`test_script_leaving_a_distributed_session_open_exits`).
 
 Run: `python examples/seed004_placement.py`.
 """

@@ -38,6 +38,8 @@ The processes are forked: the parent never touches gRPC.
 Run: `python examples/seed004_ps_workers.py`.
 """
 
+# The blog's code is kept as written: %-formatting and unused loop indices.
+# ruff: noqa: UP031, B007
 from __future__ import annotations
 
 import multiprocessing
@@ -87,9 +89,9 @@ def parameter_server():
     for _ in range(2):
         workers_done.get(timeout=_WAIT_S)
     print("Parameter server: var has value %.1f" % sess.run(var))
-    ps_done.set()
 
     print("Parameter server: blocking...")
+    ps_done.set()
     server.join()
 
 
@@ -113,14 +115,16 @@ def worker(worker_n):
         print("Worker %d: incrementing var" % worker_n)
         sess.run(var.assign_add(1.0))
         sleep(1.0)
-    workers_done.put(worker_n)
 
     print("Worker %d: blocking..." % worker_n)
+    workers_done.put(worker_n)
     server.join()
 
 
 if __name__ == "__main__":
-    sys.stdout.reconfigure(line_buffering=True)
+    # One write per line even under PYTHONUNBUFFERED, so that lines of different
+    # processes never interleave mid-line.
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)
     ps_proc = Process(target=parameter_server, daemon=True)
     w1_proc = Process(target=worker, args=(0,), daemon=True)
     w2_proc = Process(target=worker, args=(1,), daemon=True)
@@ -135,4 +139,4 @@ if __name__ == "__main__":
         for proc in [w1_proc, w2_proc, ps_proc]:
             proc.join(10.0)
     if not finished:
-        sys.exit("the parameter server did not finish within %d s" % _WAIT_S)
+        sys.exit(f"the parameter server did not finish within {_WAIT_S} s")

@@ -101,8 +101,7 @@ def s1_op_on_leaving_server():
         try:
             sess1.run(no_op)
         except tf.errors.UnavailableError as e:
-            print("failed after %.1f s: UnavailableError: %s" % (time.monotonic() - start,
-                                                                 e.message))
+            print(f"failed after {time.monotonic() - start:.1f} s: UnavailableError: {e.message}")
             return
         print("success!")
         sleep(1.0)
@@ -134,7 +133,7 @@ def s1_server_comes_back(server2_gone):
                 raise
             sleep(0.05)
         except tf.errors.AbortedError as e:
-            print("Server 1: AbortedError: %s" % e.message)
+            print(f"Server 1: AbortedError: {e.message}")
             break
     sess1.close()
     sess1 = tf.Session(server1.target)
@@ -154,13 +153,15 @@ def finish(*procs):
     for p in procs:
         p.join(_WAIT_S)
         if p.is_alive():
-            print("(terminating %s, pid %d)" % (p.name, p.pid))
+            print(f"(terminating {p.name}, pid {p.pid})")
             p.terminate()
             p.join(10.0)
 
 
 if __name__ == "__main__":
-    sys.stdout.reconfigure(line_buffering=True)
+    # One write per line even under PYTHONUNBUFFERED, so that lines of different
+    # processes never interleave mid-line.
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)
 
     print("--- 1. the no-op is on server 1")
     p1 = Process(target=s1, daemon=True)

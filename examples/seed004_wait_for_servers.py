@@ -4,7 +4,9 @@ connected?": a run blocks until every task of the cluster is up.
 Each server runs in its own `multiprocessing.Process`, as in the blog. Server 1 starts at
 once and runs a no-op; server 2 counts down 3 seconds before it starts. Server 1's run
 blocks (session creation waits for every task) until server 2 is up. Prints the blog's
-lines; the first two can come in either order (the two processes start together):
+lines; the first two can come in either order (the two processes start together), and so
+can the last two (server 2 prints "connected!" just after its server starts, while server 1
+finishes its run):
 
     server 2: 3 seconds left before connecting...
     server 1: running no-op...
@@ -15,8 +17,9 @@ lines; the first two can come in either order (the two processes start together)
 
 Differences from the blog: free 127.0.0.1 ports instead of 2226/2227; stdout is line
 buffered so the processes' lines appear in the order they are printed; instead of the
-notebook's later `p1.terminate()`, the parent waits (bounded: 60 s) for server 1 to report
-that its no-op ran, then terminates both processes by PID and joins them. (The waiting run
+notebook's later `p1.terminate()`, the parent waits (bounded: 60 s) until server 1 reports
+that its no-op ran and server 2 that it connected, then terminates both processes by PID
+and joins them. (The waiting run
 itself is unbounded, as in the blog; `ConfigProto(operation_timeout_in_ms=...)` would bound
 it with a `DeadlineExceededError` naming the missing task, and the master logs
 "CreateSession still waiting for response from worker: /job:local/replica:0/task:1" every
@@ -25,6 +28,8 @@ it with a `DeadlineExceededError` naming the missing task, and the master logs
 Run: `python examples/seed004_wait_for_servers.py`.
 """
 
+# The blog's code is kept as written (%-formatting).
+# ruff: noqa: UP031
 from __future__ import annotations
 
 import multiprocessing
@@ -40,6 +45,7 @@ cluster = tf.train.ClusterSpec(
 _ctx = multiprocessing.get_context("fork")
 Process = _ctx.Process
 no_op_ran = _ctx.Event()  # set by server 1 once its no-op ran
+connected = _ctx.Event()  # set by server 2 once it printed that it is connected
 
 
 def s1():
@@ -58,11 +64,14 @@ def s2():
         sleep(1.0)
     server2 = tf.train.Server(cluster, job_name="local", task_index=1)
     print("server 2: connected!")
+    connected.set()
     server2.join()  # Block
 
 
 if __name__ == "__main__":
-    sys.stdout.reconfigure(line_buffering=True)
+    # One write per line even under PYTHONUNBUFFERED, so that lines of different
+    # processes never interleave mid-line.
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)
     # daemon=True so that these processes will definitely be killed
     # when the parent process exits
     p1 = Process(target=s1, daemon=True)
@@ -70,7 +79,7 @@ if __name__ == "__main__":
     p1.start()
     p2.start()
     try:
-        ok = no_op_ran.wait(timeout=60.0)
+        ok = no_op_ran.wait(timeout=60.0) and connected.wait(timeout=60.0)
     finally:
         for p in (p1, p2):
             p.terminate()  # SIGTERM to p.pid

@@ -6,11 +6,11 @@ import argparse
 import logging
 import sys
 
-from tensorweave.cli import k8s_cmd, launch_cmd, server_cmd
+from tensorweave.cli import demo_cmd, k8s_cmd, launch_cmd, server_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `tensorweave` parser with its subcommands (server, launch, k8s)."""
+    """The `tensorweave` parser with its subcommands (server, launch, k8s, demo)."""
     parser = argparse.ArgumentParser(
         prog="tensorweave",
         description="tensorweave: TensorFlow 1.x's graph and distributed runtime in Python.",
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     server_cmd.add_parser(sub)
     launch_cmd.add_parser(sub)
     k8s_cmd.add_parser(sub)
+    demo_cmd.add_parser(sub)
     return parser
 
 

@@ -8,6 +8,7 @@ cluster through a master (see `tensorweave.distributed`). Any other target is
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 from typing import Any
 
@@ -68,7 +69,7 @@ class BaseSession:
         self._closed = False
         self._lock = threading.Lock()
         self._fetch_cache: dict[Any, FetchPlan] = {}
-        self._feed_cache: dict[Any, Tensor] = {}
+        self._feed_cache: dict[Any, _Feed] = {}
         self._backend = _make_backend(target, graph, config)
 
     @property
@@ -141,14 +142,12 @@ class BaseSession:
         return fetch_plan.build([to_user(v) for v in results])
 
     def _fetch_plan(self, fetches: Any) -> FetchPlan:
-        try:
-            cached = self._fetch_cache.get(fetches)
-        except TypeError:
-            return FetchPlan(self._graph, fetches)
+        key = _fetch_key(fetches)
+        cached = self._fetch_cache.get(key) if key is not None else None
         if cached is None:
             cached = FetchPlan(self._graph, fetches)
-            if len(self._fetch_cache) < 1024:
-                self._fetch_cache[fetches] = cached
+            if key is not None and len(self._fetch_cache) < 1024:
+                self._fetch_cache[key] = cached
         return cached
 
     def _process_feeds(self, feed_dict: Any) -> tuple[list[Tensor], list[Any]]:
@@ -156,12 +155,12 @@ class BaseSession:
             return [], []
         feeds, values = [], []
         for key, value in feed_dict.items():
-            tensor = self._feed_tensor(key)
-            feeds.append(tensor)
-            values.append(self._feed_value(tensor, value))
+            feed = self._feed(key)
+            feeds.append(feed.tensor)
+            values.append(feed.value(value))
         return feeds, values
 
-    def _feed_tensor(self, key: Any) -> Tensor:
+    def _feed(self, key: Any) -> _Feed:
         try:
             cached = self._feed_cache.get(key)
         except TypeError:
@@ -176,11 +175,140 @@ class BaseSession:
             raise ValueError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
         if not self._graph.is_feedable(el):
             raise ValueError(f"Tensor {el.name} may not be fed.")
-        self._feed_cache[key] = el
-        return el
+        feed = self._feed_cache[key] = _Feed(el)
+        return feed
+
+    def _feed_tensor(self, key: Any) -> Tensor:
+        return self._feed(key).tensor
 
     @staticmethod
     def _feed_value(tensor: Tensor, value: Any) -> Any:
+        return _Feed(tensor).value(value)
+
+    def make_callable(self, fetches: Any, feed_list: Any = None,
+                      accept_options: bool = False) -> Any:
+        """A function `f(*feed_values)` that runs `fetches` with `feed_list` fed
+        positionally, skipping per-call fetch mapping (follows `Session.make_callable`).
+
+        Raises:
+          TypeError/ValueError: as `run`, at creation time for fetches and feed keys.
+        """
+        fetch_plan = FetchPlan(self._graph, fetches)
+        checks = [self._feed(k) for k in (feed_list or [])]
+        feeds = [c.tensor for c in checks]
+        backend = self._backend
+
+        def call(*args: Any, options: Any = None, run_metadata: Any = None) -> Any:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(args) != len(feeds):
+                raise TypeError(f"Expected {len(feeds)} feed values, got {len(args)}")
+            values = [c.value(v) for c, v in zip(checks, args)]
+            results = backend.run(
+                feeds, values, fetch_plan.tensors, fetch_plan.targets, options, run_metadata
+            )
+            return fetch_plan.build([to_user(v) for v in results])
+
+        if not accept_options:
+            return lambda *args: call(*args)
+        return call
+
+    def partial_run_setup(self, *args: Any, **kwargs: Any) -> Any:
+        """Not supported: raises UnimplementedError."""
+        raise errors.UnimplementedError(None, None, "partial_run is not supported by tensorweave")
+
+    def partial_run(self, *args: Any, **kwargs: Any) -> Any:
+        """Not supported: raises UnimplementedError."""
+        raise errors.UnimplementedError(None, None, "partial_run is not supported by tensorweave")
+
+
+_LIST = object()  # marks a list in a fetch key (no fetch can be this object)
+
+
+def _fetch_key(fetches: Any) -> Any:
+    """A hashable key naming `fetches` with its structure's types, or None when it has none.
+
+    Lists (and tuples holding lists) get a key, so `sess.run([train_op], ...)` reuses its
+    `FetchPlan`; a namedtuple's key differs from a plain tuple's with the same elements.
+    """
+    t = type(fetches)
+    if t is list or t is tuple or isinstance(fetches, tuple):
+        parts = [_LIST if t is list else t]
+        for f in fetches:
+            k = _fetch_key(f)
+            if k is None:
+                return None
+            parts.append(k)
+        return tuple(parts)
+    try:
+        hash(fetches)
+    except TypeError:
+        return None
+    return fetches
+
+
+class _Feed:
+    """A fed tensor and the per-run conversion of its values (dtype, static shape, copy).
+
+    The checks `Session.run` applies to a feed value are precomputed from the tensor's
+    dtype and static shape; the shape part is recomputed when `set_shape` replaced the
+    tensor's `TensorShape`.
+    """
+
+    __slots__ = ("tensor", "_np_dtype", "_shape", "_rank", "_dims_of", "_dims")
+
+    def __init__(self, tensor: Tensor):
+        self.tensor = tensor
+        dtype = tensor.dtype.base_dtype
+        np_dtype = np.dtype(dtype.as_numpy_dtype) if dtype.is_numpy_compatible else None
+        # NOTE: only plain numeric dtypes take the fast path (strings are converted).
+        self._np_dtype = np_dtype if np_dtype is not None and np_dtype.kind in "biufc" else None
+        self._shape: Any = None
+        self._set_shape(tensor.shape)
+
+    def _set_shape(self, shape: Any) -> None:
+        self._shape = shape
+        dims = None if shape.ndims is None else shape.as_list()
+        self._rank = -1 if dims is None else len(dims)
+        known = [i for i, d in enumerate(dims or ()) if d is not None]
+        # `_dims_of(array_shape)` picks the statically known dimensions, to compare with
+        # `_dims` (a bare int when there is exactly one).
+        self._dims_of = operator.itemgetter(*known) if known else None
+        self._dims = self._dims_of(dims) if known else None
+
+    def value(self, value: Any) -> Any:
+        """`value` as the runtime takes it: an ndarray of the tensor's dtype that does not
+        alias the caller's buffer, read-only.
+
+        Raises:
+          TypeError: for a Tensor, or a value not convertible to the tensor's dtype.
+          ValueError: for a value whose shape the tensor's static shape excludes.
+        """
+        if type(value) is not np.ndarray or value.dtype != self._np_dtype:
+            return self._convert(value)
+        tensor = self.tensor
+        if tensor.shape is not self._shape:
+            self._set_shape(tensor.shape)
+        shape = value.shape
+        if self._rank >= 0 and (
+            len(shape) != self._rank
+            or (self._dims_of is not None and self._dims_of(shape) != self._dims)
+        ):
+            raise self._shape_error(shape)
+        # NOTE: the runtime may keep a fed array (e.g. in a variable); never alias the
+        # caller's buffer, and freeze it so kernels cannot change it either.
+        arr = value.copy()
+        arr.flags.writeable = False
+        return arr
+
+    def _shape_error(self, shape: Any) -> ValueError:
+        return ValueError(
+            f"Cannot feed value of shape {shape!r} for Tensor {self.tensor.name!r}, "
+            f"which has shape {self.tensor.shape!s}"
+        )
+
+    def _convert(self, value: Any) -> Any:
+        tensor = self.tensor
         if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
             raise TypeError(
                 "The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
@@ -198,51 +326,11 @@ class BaseSession:
             ) from None
         if isinstance(arr, np.ndarray):
             if not tensor.shape.is_compatible_with(arr.shape):
-                raise ValueError(
-                    f"Cannot feed value of shape {arr.shape!r} for Tensor {tensor.name!r}, "
-                    f"which has shape {tensor.shape!s}"
-                )
-            # NOTE: the runtime may keep a fed array (e.g. in a variable); never alias the
-            # caller's buffer, and freeze it so kernels cannot change it either.
+                raise self._shape_error(arr.shape)
             if arr is value or arr.base is not None or not arr.flags.owndata:
                 arr = arr.copy()
             arr.flags.writeable = False
         return arr
-
-    def make_callable(self, fetches: Any, feed_list: Any = None,
-                      accept_options: bool = False) -> Any:
-        """A function `f(*feed_values)` that runs `fetches` with `feed_list` fed
-        positionally, skipping per-call fetch mapping (follows `Session.make_callable`).
-
-        Raises:
-          TypeError/ValueError: as `run`, at creation time for fetches and feed keys.
-        """
-        fetch_plan = FetchPlan(self._graph, fetches)
-        feeds = [self._feed_tensor(k) for k in (feed_list or [])]
-        backend, feed_value = self._backend, self._feed_value
-
-        def call(*args: Any, options: Any = None, run_metadata: Any = None) -> Any:
-            if self._closed:
-                raise RuntimeError("Attempted to use a closed Session.")
-            if len(args) != len(feeds):
-                raise TypeError(f"Expected {len(feeds)} feed values, got {len(args)}")
-            values = [feed_value(t, v) for t, v in zip(feeds, args)]
-            results = backend.run(
-                feeds, values, fetch_plan.tensors, fetch_plan.targets, options, run_metadata
-            )
-            return fetch_plan.build([to_user(v) for v in results])
-
-        if not accept_options:
-            return lambda *args: call(*args)
-        return call
-
-    def partial_run_setup(self, *args: Any, **kwargs: Any) -> Any:
-        """Not supported: raises UnimplementedError."""
-        raise errors.UnimplementedError(None, None, "partial_run is not supported by tensorweave")
-
-    def partial_run(self, *args: Any, **kwargs: Any) -> Any:
-        """Not supported: raises UnimplementedError."""
-        raise errors.UnimplementedError(None, None, "partial_run is not supported by tensorweave")
 
 
 class Session(BaseSession):

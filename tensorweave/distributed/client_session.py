@@ -38,6 +38,10 @@ def _prefer_local(config: Any) -> bool:
     return not (config is not None and config.rpc_options.use_rpc_for_inprocess_master)
 
 
+def _shared_memory(config: Any) -> bool:
+    return not (config is not None and config.tensorweave.disable_shared_memory)
+
+
 def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
     """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
     to come up (logging every few seconds).
@@ -55,7 +59,8 @@ def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
 
         remote = GrpcRemoteWorker(f"target {target}", address)
         server_def = _wait_for(lambda t: remote.get_server_def(t), target, _timeout_s(config))
-    return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config))
+    return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config),
+                                   _shared_memory(config))
 
 
 def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:

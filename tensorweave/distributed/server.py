@@ -81,7 +81,8 @@ class Server:
         if port == 0:
             self._set_own_port(job, task, host)
         prefer_local = not sd.default_session_config.rpc_options.use_rpc_for_inprocess_master
-        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local)
+        shared_memory = not sd.default_session_config.tensorweave.disable_shared_memory
+        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local, shared_memory)
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -106,8 +107,8 @@ class Server:
             raise errors.FailedPreconditionError(
                 None, None, "The cluster of a started server cannot change")
         self._server_def.cluster.CopyFrom(cluster.as_cluster_def())
-        prefer_local = self._cache.prefer_local
-        self._cache = WorkerCache(ClusterSpec(self._server_def.cluster), prefer_local)
+        self._cache = WorkerCache(ClusterSpec(self._server_def.cluster),
+                                  self._cache.prefer_local, self._cache.shared_memory)
         self.worker.worker_cache = self._cache
         self.master = Master(self.worker.task_name, self._cache,
                              self._server_def.default_session_config)

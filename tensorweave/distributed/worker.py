@@ -18,6 +18,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.distributed.transport import shm
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -71,6 +72,9 @@ class Worker:
         )
         self._stopped = False
         self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
+        # NOTE: tensors handed to co-located peers as /dev/shm files that they have not
+        # read yet (see transport.shm); unlinked after a TTL and on stop.
+        self.shm_outbox = shm.Outbox()
         self._running: dict[int, list[CancellationManager]] = {}
 
     # ------------------------------------------------------------- sessions
@@ -232,18 +236,28 @@ class Worker:
             self._stash[(step_id, key)] = (now, value)
 
     def take_stashed(self, step_id: int, key: str) -> Any:
-        """Removes and returns a stashed tensor.
+        """Removes and returns a stashed tensor, or one this worker handed over as a shared
+        memory file that its receiver could not read (the receiver's fallback).
 
         Raises:
           NotFoundError: if nothing is stashed under (step_id, key).
         """
         with self._lock:
             entry = self._stash.pop((step_id, key), None)
-        if entry is None:
-            raise errors.NotFoundError(
-                None, None, f"No tensor {key} of step {step_id} on {self.task_name}"
-            )
-        return entry[1]
+        if entry is not None:
+            return entry[1]
+        msg = self.shm_outbox.take((step_id, key))
+        if msg is not None:
+            try:
+                return shm.read(msg)
+            except shm.ShmError as e:
+                shm.unlink(msg)
+                raise errors.DataLossError(
+                    None, None, f"Tensor {key} of step {step_id} on {self.task_name} was "
+                    f"lost: {e}") from None
+        raise errors.NotFoundError(
+            None, None, f"No tensor {key} of step {step_id} on {self.task_name}"
+        )
 
     def _start_remote_recv(self, task: str, step_id: int, keys: list[str], rdv: Any,
                            ctx: StepContext) -> None:
@@ -351,4 +365,5 @@ class Worker:
             cancellation.start_cancel(error)
         self.rendezvous.abort_all(error)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self.shm_outbox.close()
 

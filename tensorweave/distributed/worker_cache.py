@@ -72,11 +72,15 @@ class WorkerCache:
       cluster: the cluster.
       prefer_local: use in-process workers when their server runs in this process (set
         False, e.g. with `RPCOptions.use_rpc_for_inprocess_master`, to force gRPC).
+      shared_memory: let gRPC workers on this host exchange large tensors through /dev/shm
+        (False with `TensorweaveOptions.disable_shared_memory`).
     """
 
-    def __init__(self, cluster: ClusterSpec, prefer_local: bool = True):
+    def __init__(self, cluster: ClusterSpec, prefer_local: bool = True,
+                 shared_memory: bool = True):
         self.cluster = cluster
         self.prefer_local = prefer_local
+        self.shared_memory = shared_memory
         self._workers: dict[str, Any] = {}
         self._channels: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -121,7 +125,7 @@ class WorkerCache:
                 channel = self._channels.get(address)
                 if channel is None:
                     channel = self._channels[address] = make_channel(address)
-            worker = GrpcRemoteWorker(name, address, channel)
+            worker = GrpcRemoteWorker(name, address, channel, self.shared_memory)
         with self._lock:
             return self._workers.setdefault(name, worker)
 

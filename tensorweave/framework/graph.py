@@ -354,17 +354,7 @@ class Graph(GraphScopes):
         if dtypes is None:
             dtypes = op_def.output_dtypes(attrs) if op_def is not None else []
         with self._lock:
-            if name is None:
-                name = self.unique_name(op_type)
-            elif name.endswith("/"):
-                name = name[:-1]
-                self._names_in_use.setdefault(name.lower(), 1)
-            else:
-                name = self.unique_name(name)
-            if not _VALID_OP_NAME.match(name):
-                raise ValueError(f"'{name}' is not a valid node name")
-            if name in self._by_name:
-                raise ValueError(f"Duplicate node name in graph: '{name}'")
+            name = self._new_op_name(name, op_type)
             control = self._control_inputs_for(inputs)
             op = Operation(
                 self,
@@ -383,6 +373,25 @@ class Graph(GraphScopes):
         if compute_shapes:
             _set_shapes_for_outputs(op)
         return op
+
+    def _new_op_name(self, name: str | None, op_type: str) -> str:
+        """The name of a new op, as `create_op` describes it; the caller holds the lock.
+
+        Raises:
+          ValueError: for an invalid or duplicate name.
+        """
+        if name is None:
+            name = self.unique_name(op_type)
+        elif name.endswith("/"):
+            name = name[:-1]
+            self._names_in_use.setdefault(name.lower(), 1)
+        else:
+            name = self.unique_name(name)
+        if not _VALID_OP_NAME.match(name):
+            raise ValueError(f"'{name}' is not a valid node name")
+        if name in self._by_name:
+            raise ValueError(f"Duplicate node name in graph: '{name}'")
+        return name
 
 
 def _as_dtype(d: Any) -> dtypes.DType:

@@ -90,6 +90,51 @@ def validate_strided_slice(
       ValueError: with TensorFlow's messages, for several ellipses, zero strides, too many
         indices, or a scalar index out of bounds.
     """
+    _check_sparse_spec(begin, end, strides, ellipsis_mask)
+    spec = _build_dense_spec(
+        len(input_shape),
+        begin,
+        end,
+        strides,
+        begin_mask,
+        end_mask,
+        ellipsis_mask,
+        new_axis_mask,
+        shrink_axis_mask,
+    )
+    processing = [_canonicalize_dim(spec, i, dim) for i, dim in enumerate(input_shape)]
+    final = [1 if g == _NEW_AXIS else processing[g] for g in spec.gather if g != _SHRINK_AXIS]
+    return StridedSliceSpec(
+        tuple(spec.begin),
+        tuple(spec.end),
+        tuple(spec.strides),
+        tuple(spec.shrink),
+        tuple(processing),
+        tuple(final),
+    )
+
+
+@dataclasses.dataclass
+class _DenseSpec:
+    """A sparse spec expanded to one entry per input dimension (TF's `StridedSliceDenseSpec`).
+
+    `gather` lists, per entry of the sparse spec after ellipsis expansion, the input
+    dimension it selects, `_NEW_AXIS` or `_SHRINK_AXIS`.
+    """
+
+    begin: list[int | None]
+    end: list[int | None]
+    strides: list[int]
+    begin_mask: list[bool]
+    end_mask: list[bool]
+    shrink: list[bool]
+    gather: list[int]
+
+
+def _check_sparse_spec(
+    begin: Sequence[int] | None, end: Sequence[int] | None, strides: Sequence[int], ellipsis: int
+) -> None:
+    """Raises TensorFlow's ValueErrors for mismatched lengths, ellipses and zero strides."""
     n = len(strides)
     if begin is not None and len(begin) != n or end is not None and len(end) != n:
         raise ValueError(
@@ -97,13 +142,26 @@ def validate_strided_slice(
             f"[{n if begin is None else len(begin)}], [{n if end is None else len(end)}], "
             f"and [{n}] instead."
         )
-    if bin(ellipsis_mask & ((1 << n) - 1)).count("1") > 1:
+    if bin(ellipsis & ((1 << n) - 1)).count("1") > 1:
         raise ValueError("Multiple ellipses in slice spec not allowed")
     for i, s in enumerate(strides):
         if int(s) == 0:
             raise ValueError(f"strides[{i}] must be non-zero")
 
-    dims = len(input_shape)
+
+def _build_dense_spec(
+    dims: int,
+    begin: Sequence[int] | None,
+    end: Sequence[int] | None,
+    strides: Sequence[int],
+    begin_mask: int,
+    end_mask: int,
+    ellipsis_mask: int,
+    new_axis_mask: int,
+    shrink_axis_mask: int,
+) -> _DenseSpec:
+    """Expands the ellipsis (an implicit one at the end if none) into full ranges."""
+    n = len(strides)
     ellipsis_seen = False
     new_axes_after_ellipsis = 0
     for i in range(n):
@@ -115,89 +173,69 @@ def validate_strided_slice(
     if not ellipsis_seen:
         ellipsis_mask |= 1 << n
         sparse_n = n + 1
-
-    d_begin: list[int | None] = [0] * dims
-    d_end: list[int | None] = [0] * dims
-    d_strides = [1] * dims
-    d_bmask = [False] * dims
-    d_emask = [False] * dims
-    d_shrink = [False] * dims
-    gather: list[int] = []
+    spec = _DenseSpec(
+        [0] * dims, [0] * dims, [1] * dims, [False] * dims, [False] * dims, [False] * dims, []
+    )
     full = 0
     for i in range(sparse_n):
         if _bit(ellipsis_mask, i):
             stop = min(dims - (sparse_n - i) + 1 + new_axes_after_ellipsis, dims)
             while full < stop:
-                d_bmask[full] = d_emask[full] = True
-                gather.append(full)
+                spec.begin_mask[full] = spec.end_mask[full] = True
+                spec.gather.append(full)
                 full += 1
         elif _bit(new_axis_mask, i):
-            gather.append(_NEW_AXIS)
+            spec.gather.append(_NEW_AXIS)
         else:
             if full >= dims:
                 raise ValueError(
                     f"Index out of range using input dim {full}; input has only {dims} dims"
                 )
-            d_begin[full] = None if begin is None else int(begin[i])
-            d_end[full] = None if end is None else int(end[i])
-            d_strides[full] = int(strides[i])
-            d_bmask[full] = _bit(begin_mask, i)
-            d_emask[full] = _bit(end_mask, i)
-            d_shrink[full] = _bit(shrink_axis_mask, i)
-            gather.append(_SHRINK_AXIS if d_shrink[full] else full)
+            spec.begin[full] = None if begin is None else int(begin[i])
+            spec.end[full] = None if end is None else int(end[i])
+            spec.strides[full] = int(strides[i])
+            spec.begin_mask[full] = _bit(begin_mask, i)
+            spec.end_mask[full] = _bit(end_mask, i)
+            spec.shrink[full] = _bit(shrink_axis_mask, i)
+            spec.gather.append(_SHRINK_AXIS if spec.shrink[full] else full)
             full += 1
+    return spec
 
-    processing: list[int | None] = []
-    for i in range(dims):
-        dim, stride, shrink = input_shape[i], d_strides[i], d_shrink[i]
-        b, e = d_begin[i], d_end[i]
-        masked_both = d_bmask[i] and d_emask[i]
-        if dim is None:
-            processing.append(1 if shrink else None)
-            d_begin[i] = d_end[i] = None
-            continue
-        known = b is not None and e is not None
-        if known:
-            if shrink:
-                fwd = b + dim if b < 0 else b
-                if fwd < 0 or fwd >= dim:
-                    raise ValueError(f"slice index {b} of dimension {i} out of bounds.")
-                b, e = fwd, fwd + 1
-            else:
-                b = _canonical(b, dim, stride, d_bmask[i], True)
-                e = _canonical(e, dim, stride, d_emask[i], False)
-            d_begin[i], d_end[i] = b, e
-            length: int | None = e - b
-        elif shrink:
-            length = 1
-            stride = 1
-        elif masked_both:
-            length = -dim if stride < 0 else dim
-            d_begin[i] = _canonical(0, dim, stride, True, True)
-            d_end[i] = _canonical(0, dim, stride, True, False)
-        else:
-            length = None
-        if length is None:
-            processing.append(None)
-        elif length == 0 or (length < 0) != (stride < 0):
-            processing.append(0)
-        else:
-            processing.append(length // stride + (1 if length % stride else 0))
 
-    final: list[int | None] = []
-    for g in gather:
-        if g == _NEW_AXIS:
-            final.append(1)
-        elif g >= 0:
-            final.append(processing[g])
-    return StridedSliceSpec(
-        tuple(d_begin),
-        tuple(d_end),
-        tuple(d_strides),
-        tuple(d_shrink),
-        tuple(processing),
-        tuple(final),
-    )
+def _canonicalize_dim(spec: _DenseSpec, i: int, dim: int | None) -> int | None:
+    """Clamps dense entry `i` into input dimension `dim` (in place); returns its sliced size.
+
+    Raises:
+      ValueError: if a scalar index (shrink axis) is out of bounds.
+    """
+    stride, shrink = spec.strides[i], spec.shrink[i]
+    b, e = spec.begin[i], spec.end[i]
+    if dim is None:
+        spec.begin[i] = spec.end[i] = None
+        return 1 if shrink else None
+    if b is not None and e is not None:
+        if shrink:
+            fwd = b + dim if b < 0 else b
+            if fwd < 0 or fwd >= dim:
+                raise ValueError(f"slice index {b} of dimension {i} out of bounds.")
+            b, e = fwd, fwd + 1
+        else:
+            b = _canonical(b, dim, stride, spec.begin_mask[i], True)
+            e = _canonical(e, dim, stride, spec.end_mask[i], False)
+        spec.begin[i], spec.end[i] = b, e
+        length = e - b
+    elif shrink:
+        length = 1
+        stride = 1
+    elif spec.begin_mask[i] and spec.end_mask[i]:
+        length = -dim if stride < 0 else dim
+        spec.begin[i] = _canonical(0, dim, stride, True, True)
+        spec.end[i] = _canonical(0, dim, stride, True, False)
+    else:
+        return None
+    if length == 0 or (length < 0) != (stride < 0):
+        return 0
+    return length // stride + (1 if length % stride else 0)
 
 
 def _canonical(x: int, dim: int, stride: int, masked: bool, is_begin: bool) -> int:

@@ -172,14 +172,20 @@ def _bias_add_grad(node: KernelNode) -> Any:
     dtype = node.attrs["T"].as_numpy_dtype
     blas = np.dtype(dtype) in (np.float32, np.float64)
 
+    ones = np.ones(0, dtype)  # the last vector of ones, reused while the row count holds
+
     def compute(ctx: Any, g: Any) -> Any:
+        nonlocal ones
         if g.ndim < 2:
             raise _invalid(f"Input tensor must be at least 2D: {_shape_str(g.shape)}")
         axis = _bias_axis(data_format, g.ndim)
         if axis == g.ndim - 1 and blas:
             # A BLAS vector-matrix product sums the rows ~2x faster than add.reduce.
             rows = g.reshape(-1, g.shape[-1])
-            return np.dot(np.ones(rows.shape[0], dtype), rows)
+            if ones.shape[0] != rows.shape[0]:
+                ones = np.ones(rows.shape[0], dtype)
+                ones.flags.writeable = False
+            return np.dot(ones, rows)
         axes = tuple(i for i in range(g.ndim) if i != axis)
         return np.add.reduce(g, axis=axes, dtype=dtype)
 
@@ -216,6 +222,21 @@ def _label_values(labels: np.ndarray) -> str:
     return " ".join(str(int(v)) for v in labels.reshape(-1))
 
 
+# (rows, classes) -> the flat offset of each row's start, shared read-only.
+_ROW_STARTS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _row_starts(n: int, c: int) -> np.ndarray:
+    starts = _ROW_STARTS.get((n, c))
+    if starts is None:
+        if len(_ROW_STARTS) >= 64:
+            _ROW_STARTS.clear()
+        starts = np.arange(0, n * c, c)
+        starts.flags.writeable = False
+        _ROW_STARTS[(n, c)] = starts
+    return starts
+
+
 @register_compute("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     logits, labels = np.asarray(logits), np.asarray(labels)
@@ -235,7 +256,9 @@ def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
         )
     if n == 0:
         return np.zeros(0, logits.dtype), np.zeros(logits.shape, logits.dtype)
-    if labels.min() < 0 or labels.max() >= c:
+    # One reduction checks both bounds: negative labels are huge as unsigned integers.
+    unsigned = labels.view(np.uint64 if labels.dtype.itemsize == 8 else np.uint32)
+    if unsigned.max() >= c:
         bad = labels[(labels < 0) | (labels >= c)]
         raise _invalid(
             f"Received a label value of {int(bad[0])} which is outside the valid range "
@@ -244,8 +267,9 @@ def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
     s = e.sum(axis=1, keepdims=True)
-    flat = np.arange(0, n * c, c) + labels  # the label's position in each row, flattened
-    loss = np.log(s).reshape(n) - shifted.reshape(-1)[flat]
+    flat = _row_starts(n, c) + labels  # the label's position in each row, flattened
+    loss = np.log(s).reshape(n)
+    loss -= shifted.reshape(-1)[flat]
     np.divide(e, s, out=e)
     e.reshape(-1)[flat] -= 1
     return loss, e

@@ -225,41 +225,54 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
         return boolean_mask(tensor=tensor, mask=slice_spec)
     if not isinstance(slice_spec, list | tuple):
         slice_spec = [slice_spec]
+    begin, end, strides, masks = _sparse_spec(slice_spec)
+    values = [tensor, *begin, *end, *strides]
+    with graph_mod.name_scope(None, "strided_slice", values) as name:
+        packed = _packed_spec(begin, end, strides)
+        return strided_slice(tensor, *packed, **masks, var=var, name=name)
+
+
+def _bound(value: Any) -> tuple[Any, bool]:
+    """A slice bound as `(value, False)`, or `(0, True)` (masked) when it is absent."""
+    # `a[:]` may carry sys.maxsize as its stop; treat it like None.
+    if value is not None and (is_tensor_like(value) or value != _MAXSIZE):
+        _check_index(value)
+        return _index_value(value), False
+    return 0, True
+
+
+def _sparse_spec(slice_spec: list[Any] | tuple[Any, ...]) -> tuple[list, list, list, dict]:
+    """The sparse `StridedSlice` arguments of a Python index: begin, end, strides, masks.
+
+    Raises:
+      TypeError: for entries that are not valid indices.
+    """
     begin: list[Any] = []
     end: list[Any] = []
     strides: list[Any] = []
-    begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
+    masks = dict.fromkeys(
+        ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
+    )
     for index, s in enumerate(slice_spec):
         bit = 1 << index
         if isinstance(s, builtins.slice):
-            # `a[:]` may carry sys.maxsize as its stop; treat it like None.
-            if s.start is not None and (is_tensor_like(s.start) or s.start != _MAXSIZE):
-                _check_index(s.start)
-                begin.append(_index_value(s.start))
-            else:
-                begin.append(0)
-                begin_mask |= bit
-            if s.stop is not None and (is_tensor_like(s.stop) or s.stop != _MAXSIZE):
-                _check_index(s.stop)
-                end.append(_index_value(s.stop))
-            else:
-                end.append(0)
-                end_mask |= bit
+            (b, begin_masked), (e, end_masked) = _bound(s.start), _bound(s.stop)
+            begin.append(b)
+            end.append(e)
+            if begin_masked:
+                masks["begin_mask"] |= bit
+            if end_masked:
+                masks["end_mask"] |= bit
             if s.step is not None:
                 _check_index(s.step)
                 strides.append(_index_value(s.step))
             else:
                 strides.append(1)
-        elif s is Ellipsis:
+        elif s is Ellipsis or s is newaxis:
             begin.append(0)
             end.append(0)
             strides.append(1)
-            ellipsis_mask |= bit
-        elif s is newaxis:
-            begin.append(0)
-            end.append(0)
-            strides.append(1)
-            new_axis_mask |= bit
+            masks["ellipsis_mask" if s is Ellipsis else "new_axis_mask"] |= bit
         else:
             _check_index(s)
             s = _index_value(s)
@@ -268,32 +281,24 @@ def _slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Tensor:
             # a tensor index would need an `Add` op, so a tensor index is stored as-is.
             end.append(s + 1 if not is_tensor_like(s) else s)
             strides.append(1)
-            shrink_axis_mask |= bit
-    values = [tensor, *begin, *end, *strides]
-    with graph_mod.name_scope(None, "strided_slice", values) as name:
-        if begin:
-            packed = [stack(begin), stack(end), stack(strides)]
-            if any(p.dtype.base_dtype is dtypes.int64 for p in packed):
-                from tensorweave.ops import math_ops
+            masks["shrink_axis_mask"] |= bit
+    return begin, end, strides, masks
 
-                packed = [
-                    p if p.dtype.base_dtype is dtypes.int64 else math_ops.cast(p, dtypes.int64)
-                    for p in packed
-                ]
-        else:
-            empty = constant_op.constant([], dtype=dtypes.int32)
-            packed = [empty, empty, empty]
-        return strided_slice(
-            tensor,
-            *packed,
-            begin_mask=begin_mask,
-            end_mask=end_mask,
-            ellipsis_mask=ellipsis_mask,
-            new_axis_mask=new_axis_mask,
-            shrink_axis_mask=shrink_axis_mask,
-            var=var,
-            name=name,
-        )
+
+def _packed_spec(begin: list[Any], end: list[Any], strides: list[Any]) -> list[Tensor]:
+    """`begin`, `end` and `strides` as 1-D tensors of one dtype (int64 if any is int64)."""
+    if not begin:
+        empty = constant_op.constant([], dtype=dtypes.int32)
+        return [empty, empty, empty]
+    packed = [stack(begin), stack(end), stack(strides)]
+    if any(p.dtype.base_dtype is dtypes.int64 for p in packed):
+        from tensorweave.ops import math_ops
+
+        packed = [
+            p if p.dtype.base_dtype is dtypes.int64 else math_ops.cast(p, dtypes.int64)
+            for p in packed
+        ]
+    return packed
 
 
 _MAXSIZE = __import__("sys").maxsize

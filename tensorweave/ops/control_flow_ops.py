@@ -55,8 +55,10 @@ def with_dependencies(dependencies: Any, output_tensor: Tensor, name: str | None
     """`output_tensor`, passed through an Identity that runs after `dependencies`."""
     from tensorweave.ops import array_ops
 
+    g = graph_mod.get_default_graph()
     with graph_mod.name_scope(name, "control_dependency", [output_tensor]) as scope:
-        with graph_mod.get_default_graph().control_dependencies(_as_ops(dependencies)):
+        # NOTE: colocated with the tensor, as TensorFlow does, so gating stays on its task.
+        with g.colocate_with(output_tensor), g.control_dependencies(_as_ops(dependencies)):
             return array_ops.identity(output_tensor, name=scope)
 
 

@@ -379,8 +379,9 @@ def _check_grad_shape(op: Operation, i: int, t_in: Tensor, grad: Any) -> None:
 def _gate(graph: graph_mod.Graph, grads: list[Any]) -> list[Any]:
     """Each gradient behind an Identity that runs after all of them are computed.
 
-    Follows `tf.tuple` as used by `gate_gradients=True` (a `group_deps` NoOp and one
-    `control_dependency` Identity per gradient), outside any device or colocation scope.
+    Follows `tf.tuple` as used by `gate_gradients=True`: a `group_deps` NoOp created in the
+    current device scope and one `control_dependency` Identity per gradient, colocated with
+    that gradient (so gating never moves a gradient to another task).
     """
     from tensorweave.ops import array_ops, control_flow_ops
 
@@ -392,19 +393,18 @@ def _gate(graph: graph_mod.Graph, grads: list[Any]) -> list[Any]:
             deps.append(g.op)
 
     def gated(t: Tensor) -> Tensor:
-        with graph.control_dependencies([gate_op]):
+        with graph.colocate_with(t.op), graph.control_dependencies([gate_op]):
             return array_ops.identity(t, name="control_dependency")
 
-    with graph.device(None), graph.colocate_with(None, ignore_existing=True):
-        with graph.name_scope("tuple"):
-            with graph.control_dependencies(deps):
-                gate_op = control_flow_ops.no_op(name="group_deps")
-            result: list[Any] = []
-            for g in grads:
-                if isinstance(g, IndexedSlices):
-                    result.append(IndexedSlices(gated(g.values), g.indices, g.dense_shape))
-                else:
-                    result.append(None if g is None else gated(g))
+    with graph.name_scope("tuple"):
+        with graph.control_dependencies(deps):
+            gate_op = control_flow_ops.no_op(name="group_deps")
+        result: list[Any] = []
+        for g in grads:
+            if isinstance(g, IndexedSlices):
+                result.append(IndexedSlices(gated(g.values), g.indices, g.dense_shape))
+            else:
+                result.append(None if g is None else gated(g))
     return result
 
 

@@ -370,8 +370,6 @@ class _VariableStore:
                 "tf.get_variable(). Did you mean to set reuse=False or reuse=tf.AUTO_REUSE "
                 "in VarScope?"
             )
-        slice_dim, num_slices = _get_slice_dim_and_num_slices(partitions)
-        self._check_part_names(name, num_slices)
         single = {
             "regularizer": regularizer,
             "reuse": reuse,
@@ -381,6 +379,29 @@ class _VariableStore:
             "validate_shape": validate_shape,
             "constraint": constraint,
         }
+        parts, dtype = self._make_parts(name, shape, dtype, initializer, partitions, single)
+        pv = PartitionedVariable(
+            name=name, shape=shape, dtype=dtype, variable_list=parts, partitions=partitions
+        )
+        self._partitioned_vars[name] = pv
+        return pv
+
+    def _make_parts(
+        self,
+        name: str,
+        shape: TensorShape,
+        dtype: Any,
+        initializer: Any,
+        partitions: Any,
+        single: dict[str, Any],
+    ) -> tuple[list[Any], Any]:
+        """Creates the parts of a new partitioned variable; returns them and their dtype.
+
+        Raises:
+          ValueError: for stale parts of an earlier partitioning, or from `_make_part`.
+        """
+        slice_dim, num_slices = _get_slice_dim_and_num_slices(partitions)
+        self._check_part_names(name, num_slices)
         parts = []
         for i, (var_offset, var_shape) in enumerate(
             _iter_slices(shape.as_list(), num_slices, slice_dim)
@@ -389,11 +410,7 @@ class _VariableStore:
                 name, i, shape, var_offset, var_shape, dtype, initializer, single
             )
             parts.append(part)
-        pv = PartitionedVariable(
-            name=name, shape=shape, dtype=dtype, variable_list=parts, partitions=partitions
-        )
-        self._partitioned_vars[name] = pv
-        return pv
+        return parts, dtype
 
     def _existing_partitioned(
         self, name: str, shape: TensorShape, dtype: Any, reuse: Any, partitions: Any

@@ -114,16 +114,7 @@ class Variable:
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, list | tuple | set):
-            raise ValueError(
-                f"collections argument to Variable constructor must be a list, "
-                f"tuple, or set. Got {collections} of type {type(collections)}"
-            )
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        collections = _variable_collections(collections, trainable)
         init_from_fn = callable(initial_value)
         values = [] if init_from_fn else [initial_value]
         g = graph_mod._graph_from_values(values)
@@ -148,14 +139,17 @@ class Variable:
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape
             ).op
-            if caching_device is not None:
-                with g.device(caching_device):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
-            else:
-                with g.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+            self._snapshot = self._make_snapshot(g, caching_device)
         self._caching_device = caching_device
         g.add_to_collections(collections, self)
+
+    def _make_snapshot(self, g: Any, caching_device: Any) -> Tensor:
+        """The `read` identity: on `caching_device` when given, else with the variable."""
+        if caching_device is not None:
+            with g.device(caching_device):
+                return array_ops.identity(self._variable, name="read")
+        with g.colocate_with(self._variable.op):
+            return array_ops.identity(self._variable, name="read")
 
     def _make_variable_op(self, scope: str, validate_shape: bool) -> Tensor:
         shape = self._initial_value.shape if validate_shape else unknown_shape()
@@ -402,6 +396,27 @@ def _make_operator(name: str) -> Any:
 for _name in _OPERATORS:
     setattr(Variable, _name, _make_operator(_name))
 Variable.__array_priority__ = 100  # type: ignore[attr-defined]
+
+
+def _variable_collections(collections: Any, trainable: bool) -> list[str]:
+    """The collections a new variable joins.
+
+    `collections` (default `[GLOBAL_VARIABLES]`), plus `TRAINABLE_VARIABLES` when `trainable`.
+
+    Raises:
+      ValueError: if `collections` is not a list, tuple or set.
+    """
+    if collections is None:
+        collections = [GraphKeys.GLOBAL_VARIABLES]
+    if not isinstance(collections, list | tuple | set):
+        raise ValueError(
+            f"collections argument to Variable constructor must be a list, "
+            f"tuple, or set. Got {collections} of type {type(collections)}"
+        )
+    collections = list(collections)
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    return collections
 
 
 def _prefix(scope: str | None, name: str) -> str:

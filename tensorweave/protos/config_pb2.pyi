@@ -178,10 +178,12 @@ class SessionMetadata(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class TensorweaveOptions(_message.Message):
-    __slots__ = ("use_remote_master",)
+    __slots__ = ("use_remote_master", "disable_shared_memory")
     USE_REMOTE_MASTER_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_SHARED_MEMORY_FIELD_NUMBER: _ClassVar[int]
     use_remote_master: bool
-    def __init__(self, use_remote_master: _Optional[bool] = ...) -> None: ...
+    disable_shared_memory: bool
+    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ...) -> None: ...
 
 class ConfigProto(_message.Message):
     __slots__ = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads", "use_per_session_threads", "session_inter_op_thread_pool", "placement_period", "device_filters", "gpu_options", "pluggable_device_options", "allow_soft_placement", "log_device_placement", "graph_options", "operation_timeout_in_ms", "rpc_options", "cluster_def", "isolate_session_state", "share_cluster_devices_in_session", "experimental", "tensorweave")

@@ -10,6 +10,7 @@ from tensorweave.protos import step_stats_pb2 as _step_stats_pb2
 from tensorweave.protos import tensor_pb2 as _tensor_pb2
 from tensorweave.protos import tensor_shape_pb2 as _tensor_shape_pb2
 from tensorweave.protos import tensorflow_server_pb2 as _tensorflow_server_pb2
+from tensorweave.protos import transport_pb2 as _transport_pb2
 from tensorweave.protos import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -124,7 +125,7 @@ class ExecutorOpts(_message.Message):
     def __init__(self, record_costs: _Optional[bool] = ..., record_timeline: _Optional[bool] = ..., record_partition_graphs: _Optional[bool] = ..., report_tensor_allocations_upon_oom: _Optional[bool] = ...) -> None: ...
 
 class RunGraphRequest(_message.Message):
-    __slots__ = ("session_handle", "create_worker_session_called", "graph_handle", "step_id", "exec_opts", "send", "recv_key", "is_partial", "is_last_partial_run", "store_errors_in_response_body", "request_id")
+    __slots__ = ("session_handle", "create_worker_session_called", "graph_handle", "step_id", "exec_opts", "send", "recv_key", "is_partial", "is_last_partial_run", "store_errors_in_response_body", "request_id", "tensorweave_accept_shm", "tensorweave_send_shm")
     SESSION_HANDLE_FIELD_NUMBER: _ClassVar[int]
     CREATE_WORKER_SESSION_CALLED_FIELD_NUMBER: _ClassVar[int]
     GRAPH_HANDLE_FIELD_NUMBER: _ClassVar[int]
@@ -136,6 +137,8 @@ class RunGraphRequest(_message.Message):
     IS_LAST_PARTIAL_RUN_FIELD_NUMBER: _ClassVar[int]
     STORE_ERRORS_IN_RESPONSE_BODY_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_ACCEPT_SHM_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_SEND_SHM_FIELD_NUMBER: _ClassVar[int]
     session_handle: str
     create_worker_session_called: bool
     graph_handle: str
@@ -147,10 +150,12 @@ class RunGraphRequest(_message.Message):
     is_last_partial_run: bool
     store_errors_in_response_body: bool
     request_id: int
-    def __init__(self, session_handle: _Optional[str] = ..., create_worker_session_called: _Optional[bool] = ..., graph_handle: _Optional[str] = ..., step_id: _Optional[int] = ..., exec_opts: _Optional[_Union[ExecutorOpts, _Mapping]] = ..., send: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., recv_key: _Optional[_Iterable[str]] = ..., is_partial: _Optional[bool] = ..., is_last_partial_run: _Optional[bool] = ..., store_errors_in_response_body: _Optional[bool] = ..., request_id: _Optional[int] = ...) -> None: ...
+    tensorweave_accept_shm: bool
+    tensorweave_send_shm: _containers.RepeatedCompositeFieldContainer[_transport_pb2.ShmTensor]
+    def __init__(self, session_handle: _Optional[str] = ..., create_worker_session_called: _Optional[bool] = ..., graph_handle: _Optional[str] = ..., step_id: _Optional[int] = ..., exec_opts: _Optional[_Union[ExecutorOpts, _Mapping]] = ..., send: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., recv_key: _Optional[_Iterable[str]] = ..., is_partial: _Optional[bool] = ..., is_last_partial_run: _Optional[bool] = ..., store_errors_in_response_body: _Optional[bool] = ..., request_id: _Optional[int] = ..., tensorweave_accept_shm: _Optional[bool] = ..., tensorweave_send_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ...) -> None: ...
 
 class RunGraphResponse(_message.Message):
-    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message", "tensorweave_deferred_key")
+    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message", "tensorweave_deferred_key", "tensorweave_recv_shm", "tensorweave_send_shm_rejected")
     RECV_FIELD_NUMBER: _ClassVar[int]
     STEP_STATS_FIELD_NUMBER: _ClassVar[int]
     COST_GRAPH_FIELD_NUMBER: _ClassVar[int]
@@ -158,6 +163,8 @@ class RunGraphResponse(_message.Message):
     STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
     STATUS_ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     TENSORWEAVE_DEFERRED_KEY_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_RECV_SHM_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_SEND_SHM_REJECTED_FIELD_NUMBER: _ClassVar[int]
     recv: _containers.RepeatedCompositeFieldContainer[_named_tensor_pb2.NamedTensorProto]
     step_stats: _step_stats_pb2.StepStats
     cost_graph: _cost_graph_pb2.CostGraphDef
@@ -165,7 +172,9 @@ class RunGraphResponse(_message.Message):
     status_code: _error_codes_pb2.Code
     status_error_message: str
     tensorweave_deferred_key: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., tensorweave_deferred_key: _Optional[_Iterable[str]] = ...) -> None: ...
+    tensorweave_recv_shm: _containers.RepeatedCompositeFieldContainer[_transport_pb2.ShmTensor]
+    tensorweave_send_shm_rejected: bool
+    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., tensorweave_deferred_key: _Optional[_Iterable[str]] = ..., tensorweave_recv_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ..., tensorweave_send_shm_rejected: _Optional[bool] = ...) -> None: ...
 
 class CleanupGraphRequest(_message.Message):
     __slots__ = ("step_id", "tensorweave_rollback")

@@ -1,12 +1,17 @@
 """The executor: runs one partition's plan, a precomputed topological list of kernel calls
 with resolved input slots (in the spirit of JAX's `eval_jaxpr`).
 
-Two loops share one plan:
-* a straight-line loop for plans of synchronous kernels (the hot path of local training),
-  which frees each value after its last use;
+Two ways to run one plan:
+* plans of synchronous kernels (the hot path of local training) are compiled once into a
+  straight-line Python function (`_StraightLine`): one statement per kernel call, values in
+  local variables, each deleted after its last use. Entries that cannot do anything are
+  folded away there: `NoOp`s (the topological order already honours their control edges),
+  `Identity`/`StopGradient` of a value (an alias of their input), `Const`s (their value
+  is bound once) and stateless ops of constants (computed once, as Grappler's constant
+  folding does);
 * a ready-queue loop for plans with asynchronous kernels (`_Recv`, blocking queue ops) or
-  when tracing: it runs every ready op while an asynchronous one waits, and honours the
-  step's cancellation and deadline.
+  when tracing: it runs every entry, one ready op at a time while an asynchronous one
+  waits, and honours the step's cancellation and deadline; traces report every node.
 
 Values that come out of variables are `Var` references until a consumer that takes a value
 reads them ("deref"), as TensorFlow's ref tensors.
@@ -23,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework.resource_mgr import Var
+from tensorweave.framework.resource_mgr import ResourceMgr, Var, freeze
 from tensorweave.kernels.context import StepContext
 from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
@@ -32,7 +37,7 @@ _NO_DEREF = ()
 
 
 class _Entry:
-    __slots__ = ("node", "fn", "ins", "out", "nout", "deref", "free", "is_async", "label")
+    __slots__ = ("node", "fn", "ins", "out", "nout", "deref", "is_async", "label")
 
     def __init__(self, node: NodeSpec, fn: Any, ins: tuple[int, ...], out: int, nout: int,
                  deref: tuple[int, ...]):
@@ -42,7 +47,6 @@ class _Entry:
         self.out = out
         self.nout = nout
         self.deref = deref
-        self.free: tuple[int, ...] = ()
         self.is_async = isinstance(fn, AsyncKernel)
         self.label = ""
 
@@ -118,7 +122,11 @@ class Plan:
             self._fetch.append(slot_of[name])
         self._build_schedule(index_of)
         self._has_async = any(e.is_async for e in self._entries)
-        self._compute_frees()
+        self._trim_derefs()
+        self._straight = (
+            None if self._has_async
+            else _StraightLine(self._entries, len(self.feeds), self._fetch, self._ref_slots)
+        )
 
     # --------------------------------------------------------------- building
     def _make_entry(self, node: NodeSpec, slot_of: dict[str, int], base: int, nout: int):
@@ -174,19 +182,9 @@ class Plan:
                 self._consumers[p].append(i)
         self._roots = [i for i in range(n) if self._pending[i] == 0]
 
-    def _compute_frees(self) -> None:
-        last_use: dict[int, int] = {}
-        for i, e in enumerate(self._entries):
-            for s in e.ins:
-                last_use[s] = i
-        keep = set(self._fetch)
-        frees: dict[int, list[int]] = collections.defaultdict(list)
-        for s, i in last_use.items():
-            if s not in keep:
-                frees[i].append(s)
-        for i, e in enumerate(self._entries):
-            e.free = tuple(frees.get(i, ()))
-        # NOTE: every slot deref'd at least once needs the slow gather path.
+    def _trim_derefs(self) -> None:
+        # NOTE: only slots produced as refs can hold a `Var`; an entry that reads none of
+        # them takes its inputs as they are.
         for e in self._entries:
             if not any(e.ins[k] in self._ref_slots for k in e.deref):
                 e.deref = _NO_DEREF
@@ -205,36 +203,13 @@ class Plan:
             by this run are rolled back first.
         """
         try:
-            if self._has_async or stats is not None:
-                vals = self._run_dynamic(ctx, feeds, stats)
-            else:
-                vals = self._run_straight(ctx, feeds)
+            if self._straight is not None and stats is None:
+                return self._straight.run(ctx, feeds)
+            vals = self._run_dynamic(ctx, feeds, stats)
             return [_read(vals[s]) for s in self._fetch]
         except BaseException:
             ctx.rollback()
             raise
-
-    def _run_straight(self, ctx: StepContext, feeds: list[Any]) -> list[Any]:
-        vals: list[Any] = [None] * self._num_slots
-        vals[: len(feeds)] = feeds
-        entry = None
-        try:
-            with np.errstate(all="ignore"):
-                for entry in self._entries:
-                    if entry.deref:
-                        args = _gather_deref(vals, entry)
-                    else:
-                        args = [vals[s] for s in entry.ins]
-                    r = entry.fn(ctx, *args)
-                    if entry.nout == 1:
-                        vals[entry.out] = r
-                    elif entry.nout:
-                        vals[entry.out : entry.out + entry.nout] = r
-                    for s in entry.free:
-                        vals[s] = None
-        except Exception as e:
-            raise _wrap_error(e, entry.node if entry else None) from e
-        return vals
 
     def _run_dynamic(self, ctx: StepContext, feeds: list[Any], stats: Any) -> list[Any]:
         vals: list[Any] = [None] * self._num_slots
@@ -324,6 +299,140 @@ class Plan:
                 ready.append(c)
 
 
+class _StraightLine:
+    """A plan of synchronous kernels compiled to one Python function.
+
+    The generated function (`run(ctx, feeds) -> fetched values`) has one line per kernel
+    call, `s<slot> = k<entry>(ctx, s<a>, _read(s<b>), c<slot>)`, in topological order:
+    values live in local variables and are deleted right after their last use (fetched
+    ones are kept), refs are read where a consumer takes a value, constants are globals
+    bound once. Folded away, since running them could not fail or change anything:
+    * `NoOp` (control edges are already honoured by the order),
+    * `Identity`/`StopGradient` of a value that is not a ref (its consumers use the input's
+      variable, as the kernel returns its input unchanged); one of a ref becomes `_read`,
+    * a stateless op whose inputs are all constants and whose kernel succeeds on them: its
+      (read-only) result becomes a constant. One that fails stays, to fail when it runs.
+    A kernel error is attributed to its node through the line it was raised on.
+    """
+
+    # NOTE: the kernels of these ops return their (non-ref) input unchanged.
+    _ALIAS_OPS = frozenset({"Identity", "StopGradient"})
+    # Folded results larger than this stay computed per step (as Grappler's limit).
+    _FOLD_MAX_BYTES = 1 << 20
+
+    def __init__(self, entries: list[_Entry], num_feeds: int, fetch: list[int],
+                 ref_slots: set[int]):
+        name: dict[int, str] = {}  # slot -> expression naming its value
+        env: dict[str, Any] = {"_read": _read}
+        calls: list[tuple[int, _Entry, list[str]]] = []
+        for i in range(num_feeds):
+            name[i] = f"s{i}"
+        for i, e in enumerate(entries):
+            op = e.node.op
+            if op == "NoOp" and not e.nout:
+                continue
+            args = [
+                f"_read({name[s]})" if k in e.deref and s in ref_slots else name[s]
+                for k, s in enumerate(e.ins)
+            ]
+            if op in self._ALIAS_OPS and e.nout == 1 and len(args) == 1:
+                if e.ins[0] in ref_slots:
+                    # A read of a variable: its own statement, at its place in the order.
+                    calls.append((i, e, args))
+                    name[e.out] = f"s{e.out}"
+                else:
+                    name[e.out] = args[0]
+                continue
+            if op == "Const" and e.nout == 1 and not e.ins:
+                env[f"c{e.out}"] = e.fn(None)
+                name[e.out] = f"c{e.out}"
+                continue
+            if e.ins and all(a.startswith("c") for a in args) and e.nout == 1:
+                value = self._fold(e, [env[a] for a in args])
+                if value is not None:
+                    env[f"c{e.out}"] = value
+                    name[e.out] = f"c{e.out}"
+                    continue
+            for j in range(e.nout):
+                name[e.out + j] = f"s{e.out + j}"
+            env[f"k{i}"] = e.fn
+            calls.append((i, e, args))
+        fetched = [name[s] for s in fetch]
+        kept = set(fetched)
+        last_use: dict[str, int] = {}
+        for n, (_, _, args) in enumerate(calls):
+            for a in args:
+                last_use[a.removeprefix("_read(").removesuffix(")")] = n
+        used = set(last_use) | kept
+
+        def target(slot: int) -> str:
+            return name[slot] if name[slot] in used else "_"
+
+        lines = ["def run(ctx, feeds):"]
+        if num_feeds:
+            lines.append("    " + "".join(target(i) + ", " for i in range(num_feeds)) + "= feeds")
+        frees: dict[int, list[str]] = collections.defaultdict(list)
+        for a, n in last_use.items():
+            if a not in kept and a.startswith("s"):
+                frees[n].append(a)
+        self._line_entry: dict[int, _Entry] = {}
+        for n, (i, e, args) in enumerate(calls):
+            if e.node.op in self._ALIAS_OPS:
+                call = args[0]
+            else:
+                call = f"k{i}(" + ", ".join(["ctx", *args]) + ")"
+            outs = [target(e.out + j) for j in range(e.nout)]
+            if not outs or outs == ["_"]:
+                lines.append(f"    {call}")
+            else:
+                lines.append(f"    {', '.join(outs)}{',' if len(outs) > 1 else ''} = {call}")
+            self._line_entry[len(lines)] = e
+            if frees[n]:
+                lines.append(f"    del {', '.join(sorted(frees[n]))}")
+        lines.append(f"    return [{', '.join(_read_expr(f, ref_slots) for f in fetched)}]")
+        self.source = "\n".join(lines) + "\n"
+        self._code = compile(self.source, "<tensorweave plan>", "exec")
+        exec(self._code, env)  # noqa: S102  (source generated above from slot numbers)
+        self._fn = env["run"]
+
+    @classmethod
+    def _fold(cls, e: _Entry, args: list[Any]) -> Any:
+        """The value of stateless `e` on constant `args`, or None when it must run."""
+        if e.is_async or e.node.is_stateful or e.node.op_def is None:
+            return None
+        ctx = StepContext(ResourceMgr("constant_folding"))
+        try:
+            with np.errstate(all="ignore"):
+                value = e.fn(ctx, *args)
+        except Exception:  # noqa: BLE001  (it fails again, with its node named, when run)
+            return None
+        if ctx.undo_log:
+            return None
+        if type(value) is np.ndarray:
+            return freeze(value) if value.nbytes <= cls._FOLD_MAX_BYTES else None
+        return value if isinstance(value, np.generic) else None
+
+    def run(self, ctx: StepContext, feeds: list[Any]) -> list[Any]:
+        """Runs the step; returns the fetched values (refs read).
+
+        Raises:
+          OpError: the first kernel error, with the failing node named.
+        """
+        try:
+            with np.errstate(all="ignore"):
+                return self._fn(ctx, feeds)
+        except Exception as e:
+            raise _wrap_error(e, self._failed_node(e)) from e
+
+    def _failed_node(self, e: BaseException) -> NodeSpec | None:
+        code = self._fn.__code__
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code is not code:
+            tb = tb.tb_next
+        entry = self._line_entry.get(tb.tb_lineno) if tb is not None else None
+        return entry.node if entry is not None else None
+
+
 class _Done:
     """The completion callback handed to an `AsyncKernel`."""
 
@@ -350,6 +459,13 @@ def _gather_deref(vals: list[Any], entry: _Entry) -> list[Any]:
 
 def _read(value: Any) -> Any:
     return value.read() if type(value) is Var else value
+
+
+def _read_expr(expr: str, ref_slots: set[int]) -> str:
+    # A fetched ref slot is read; aliases and constants are never refs.
+    if expr.startswith("s") and int(expr[1:]) in ref_slots:
+        return f"_read({expr})"
+    return expr
 
 
 def _ref_slots(entry: _Entry) -> list[int]:

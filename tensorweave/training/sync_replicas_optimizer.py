@@ -41,7 +41,8 @@ which blocks in `take_grad` between steps: a chief timeout stops the chief with
 `DeadlineExceededError` rather than waiting forever; prefer per-run `RunOptions` on the
 chief. Closing a chief session whose sync thread is blocked in `take_grad` waits
 `stop_grace_period_secs` (the coordinator's grace period), then closing the session
-cancels that step.
+cancels that step; the thread then ends quietly (its runner counts `CancelledError` as
+"closed", TensorFlow's would raise it in the thread).
 
 Deviation: the returned `train_op` (the assign of the token to the local step) is created
 colocated with the local step instead of on the global step's device; TensorFlow's placer
@@ -53,6 +54,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
@@ -252,12 +254,20 @@ class SyncReplicasOptimizer(Optimizer):
             with graph_mod.colocate_with(self._local_step.op):
                 train_op = state_ops.assign(self._local_step, token)
             with graph_mod.control_dependencies([update_op]):
-                tokens = array_ops.fill([self._tokens_per_step], global_step)
+                # NOTE: a fresh read after the update: the variable's `read` snapshot may
+                # predate it (values are copy-on-write here, TensorFlow shares the buffer).
+                tokens = array_ops.fill([self._tokens_per_step], _read_after(global_step))
                 sync_op = token_queue.enqueue_many((tokens,))
             if self._variable_averages is not None:
                 with graph_mod.control_dependencies([sync_op]), graph_mod.name_scope(""):
                     sync_op = self._variable_averages.apply(self._variables_to_average)
-            self._chief_queue_runner = queue_runner.QueueRunner(dummy_queue, [sync_op])
+            # Deviation: a cancelled sync step (the chief's session closing while the step
+            # waits in take_grad) ends the thread quietly instead of raising in it.
+            self._chief_queue_runner = queue_runner.QueueRunner(
+                dummy_queue,
+                [sync_op],
+                queue_closed_exception_types=(errors.OutOfRangeError, errors.CancelledError),
+            )
         return train_op
 
     # ------------------------------------------------------------------ chief helpers
@@ -326,6 +336,13 @@ class SyncReplicasOptimizer(Optimizer):
     def variables(self) -> list[Variable]:
         """The wrapped optimizer's variables in the default graph (not the local step)."""
         return self._opt.variables()
+
+
+def _read_after(global_step: Any) -> Tensor:
+    """A read of `global_step` made in the current control-dependency scope."""
+    if isinstance(global_step, Variable):
+        return global_step.read_value()
+    return array_ops.identity(global_step)
 
 
 class _SyncReplicasOptimizerHook(session_run_hook.SessionRunHook):

@@ -5,7 +5,12 @@
   read-only).
 * Tensors larger than `INLINE_LIMIT_BYTES` never go through protobuf: they travel as a
   `TensorStreamHeader` followed by raw chunks of `CHUNK_BYTES` (1 MiB measured fastest on
-  loopback), which also lifts protobuf's 2 GiB message limit.
+  loopback), which also lifts protobuf's 2 GiB message limit. The receiver copies each
+  chunk once into a new array (`assemble`); gRPC Python itself copies every chunk a few
+  more times on each side, which caps this path at a few hundred MB/s on small machines.
+* Between processes of one host, tensors of at least `shm.MIN_BYTES` (not strings) go
+  through `/dev/shm` files instead: one memcpy per side, only (path, dtype, shape, nbytes)
+  in the message (see `shm` for when it applies, fallbacks, lifetime and security).
 """
 
 from __future__ import annotations
@@ -116,8 +121,12 @@ def error_header(step_id: int, key: str, error: errors.OpError) -> bytes:
     ).SerializeToString()
 
 
-def assemble(messages: Iterable[bytes]) -> tuple[Any, np.ndarray]:
-    """Reads a header and its chunks; returns (header, array).
+def assemble(messages: Iterable[bytes], writable: bool = False) -> tuple[Any, np.ndarray]:
+    """Reads a header and its chunks into a new array; returns (header, array).
+
+    The array is read-only (the runtime's marker for a buffer nobody else aliases, so
+    e.g. `Assign` adopts it) unless `writable`: a fetch handed to the user as is, without
+    the copy `to_user` makes of read-only arrays.
 
     Raises:
       OpError: the error carried by the header.
@@ -142,5 +151,6 @@ def assemble(messages: Iterable[bytes]) -> tuple[Any, np.ndarray]:
             None, None, f"Tensor stream ended after {offset} of {header.nbytes} bytes"
         )
     arr = buf.view(npt).reshape(shape)
-    arr.flags.writeable = False
+    if not writable:
+        arr.flags.writeable = False
     return header, arr

@@ -1,8 +1,11 @@
 """gRPC clients of a task's services: `GrpcRemoteWorker` (the `WorkerInterface` over the
 wire) and `GrpcRemoteMaster` (TensorFlow's `MasterService`).
 
-Asynchronous calls use gRPC futures with callbacks (no thread per call); large tensors are
-pushed/pulled as raw chunk streams (see `codec`).
+Large tensors to and from a task on this host travel as /dev/shm files named in the
+`RunGraph`/`RecvTensors` messages themselves (see `shm`: no extra round trip, one memcpy
+per side); to remote tasks, or when shared memory is off or fails, they are pushed/pulled
+as raw chunk streams (see `codec`): `PushTensorStream` before `RunGraph`, and a
+`RecvTensorStream` per deferred key after it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import grpc
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
-from tensorweave.distributed.transport import codec
+from tensorweave.distributed.transport import codec, shm
 from tensorweave.distributed.transport.grpc_server import (
     CHANNEL_OPTIONS,
     MASTER_SERVICE,
@@ -68,12 +71,16 @@ class GrpcRemoteWorker:
       task_name: `/job:J/replica:0/task:T`, used in error messages.
       address: `host:port`.
       channel: an existing channel to reuse (one per address per cache).
+      shared_memory: hand large tensors over as /dev/shm files when the task runs on this
+        host (see `shm`); False always uses gRPC streams.
     """
 
-    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None):
+    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
+                 shared_memory: bool = True):
         self.task_name = task_name
         self.address = address
         self._stub = _Stub(channel or make_channel(address), task_name, address)
+        self._shm = shm.PeerState(address, shared_memory)
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
@@ -159,30 +166,71 @@ class GrpcRemoteWorker:
     def run_graph(self, call: RunGraphCall) -> RunGraphResult:
         """Runs a partition for one step and waits for it.
 
+        Fetched arrays that crossed the wire in their own buffer (shared memory or a
+        stream) are returned writable: they belong to the caller alone.
+
         Raises:
           OpError: the step's error, or the transport error naming this task.
         """
-        req = worker_pb2.RunGraphRequest(
-            session_handle=call.session_handle, graph_handle=call.graph_handle,
-            step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
-            store_errors_in_response_body=True,
-        )
-        req.exec_opts.record_timeline = call.record_timeline
-        for key, value in call.sends.items():
-            if codec.is_inline(value):
-                codec.encode(value, req.send.add(name=key).tensor)
-            else:
-                self.push_tensor(call.step_id, key, value, call.timeout_s)
-        resp = worker_pb2.RunGraphResponse.FromString(
-            self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
+        use_shm = self._shm.usable()
+        resp = self._run_graph(call, use_shm)
+        if resp.tensorweave_send_shm_rejected:
+            # NOTE: the worker read none of it and ran nothing: resend over gRPC.
+            self._shm.failed("the task could not read our feed files")
+            resp = self._run_graph(call, False)
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
         recvs = {nt.name: codec.decode(nt.tensor) for nt in resp.recv}
+        recvs.update(self._take_shm(call.step_id, resp.tensorweave_recv_shm, call.timeout_s,
+                                    writable=True))
         for key in resp.tensorweave_deferred_key:
-            recvs[key] = self.pull_tensor(call.step_id, key, call.timeout_s)
+            recvs[key] = self.pull_tensor(call.step_id, key, call.timeout_s, writable=True)
         stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
         return RunGraphResult(recvs, stats)
+
+    def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
+        req = worker_pb2.RunGraphRequest(
+            session_handle=call.session_handle, graph_handle=call.graph_handle,
+            step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
+            store_errors_in_response_body=True, tensorweave_accept_shm=use_shm,
+        )
+        req.exec_opts.record_timeline = call.record_timeline
+        outbox = shm.client_outbox() if use_shm else None
+        files: list[Any] = []
+        try:
+            for key, value in call.sends.items():
+                if use_shm and shm.fits(value):
+                    try:
+                        files.append(shm.write(key, value, outbox))
+                        continue
+                    except shm.ShmError:
+                        pass  # NOTE: full or missing /dev/shm: gRPC below
+                if codec.is_inline(value):
+                    codec.encode(value, req.send.add(name=key).tensor)
+                else:
+                    self.push_tensor(call.step_id, key, value, call.timeout_s)
+            req.tensorweave_send_shm.extend(files)
+            return worker_pb2.RunGraphResponse.FromString(
+                self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
+        finally:
+            # NOTE: the worker reads (and unlinks) feed files before it runs the graph, so
+            # whatever is left once the call returned is garbage.
+            for msg in files:
+                outbox.discard(msg.path)
+
+    def _take_shm(self, step_id: int, msgs: Any, timeout_s: float | None,
+                  writable: bool = False) -> dict[str, Any]:
+        """Reads tensors handed over as files; a file that cannot be read is pulled over
+        gRPC instead (the task still has it registered under its key)."""
+        got = {}
+        for msg in msgs:
+            try:
+                got[msg.name] = shm.read(msg, writable)
+            except shm.ShmError as e:
+                self._shm.failed(e)
+                got[msg.name] = self.pull_tensor(step_id, msg.name, timeout_s, writable)
+        return got
 
     def run_graph_async(self, call: RunGraphCall, done: Done) -> Canceller:
         """`run_graph` on one of this worker's threads; cancelling sends `CleanupGraph`."""
@@ -196,13 +244,15 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the sender's error, or the transport error naming this task.
         """
-        req = transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys)
+        req = transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
+                                               accept_shm=self._shm.usable())
         resp = transport_pb2.RecvTensorsResponse.FromString(
             self._stub.call(self._tw("RecvTensors"), req, timeout_s))
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
         got = {nt.name: codec.decode(nt.tensor) for nt in resp.tensor}
+        got.update(self._take_shm(step_id, resp.shm_tensor, timeout_s))
         for key in resp.deferred_key:
             got[key] = self.pull_tensor(step_id, key, timeout_s)
         return [got[k] for k in keys]
@@ -215,8 +265,10 @@ class GrpcRemoteWorker:
         return lambda err: None
 
     # ------------------------------------------------------- tensor streams
-    def pull_tensor(self, step_id: int, key: str, timeout_s: float | None = None) -> Any:
-        """Pulls one stashed large tensor as a chunk stream.
+    def pull_tensor(self, step_id: int, key: str, timeout_s: float | None = None,
+                    writable: bool = False) -> Any:
+        """Pulls one stashed large tensor as a chunk stream (a writable array with
+        `writable`, else a read-only one).
 
         Raises:
           OpError: the sender's error, or the transport error naming this task.
@@ -225,7 +277,7 @@ class GrpcRemoteWorker:
         try:
             stream = self._stub.method(self._tw("RecvTensorStream"), "unary_stream")(
                 req.SerializeToString(), timeout=timeout_s)
-            return codec.assemble(stream)[1]
+            return codec.assemble(stream, writable)[1]
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.task_name, self.address) from None
 

@@ -4,6 +4,16 @@ plus tensorweave's transfer methods (`/tensorweave.grpc.WorkerService/RecvTensor
 
 Handlers take and return raw bytes; protobuf parsing happens here, tensor bodies go
 through `codec`. Malformed payloads get INVALID_ARGUMENT and the server stays up.
+
+Large tensors (see `codec` and `shm`): a caller on this host that sets
+`RunGraphRequest.tensorweave_accept_shm` (or `RecvTensorsRequest.accept_shm`) gets them as
+/dev/shm files in the response (`tensorweave_recv_shm` / `shm_tensor`), registered in the
+worker's `shm_outbox` so that `RecvTensorStream` can still serve them if the caller cannot
+read the file; otherwise (or when a write fails) they are stashed for `RecvTensorStream`.
+Feeds arriving as files (`tensorweave_send_shm`) are read before the graph runs; if one
+cannot be read the response says `tensorweave_send_shm_rejected` and nothing runs.
+A server whose default session config sets `tensorweave.disable_shared_memory` neither
+writes nor reads such files.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import RunGraphCall
-from tensorweave.distributed.transport import codec
+from tensorweave.distributed.transport import codec, shm
 from tensorweave.distributed.transport.status import abort
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
@@ -45,6 +55,13 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", 5000),
 ]
+
+
+def _time_remaining(context: Any) -> float | None:
+    """Seconds left before the caller's deadline, or None when it set none (gRPC then
+    reports ~9.2e18 s, which would overflow every deadline derived from it)."""
+    remaining = context.time_remaining()
+    return None if remaining is None or remaining > 1e9 else remaining
 
 
 def _parse(cls: Any, data: bytes) -> Any:
@@ -83,7 +100,7 @@ def wait_for(context: Any, start: Callable[[Any], Any], what: str) -> Any:
     context.add_callback(
         lambda: cancel(errors.CancelledError(None, None, f"{what} cancelled by the caller"))
     )
-    if not event.wait(context.time_remaining()):
+    if not event.wait(_time_remaining(context)):
         cancel(errors.DeadlineExceededError(None, None, f"{what} timed out"))
         raise errors.DeadlineExceededError(None, None, f"{what} timed out")
     value, error = box[0]
@@ -98,6 +115,37 @@ class WorkerServicer:
     def __init__(self, worker: Any, server_def: Callable[[], Any]):
         self._w = worker
         self._server_def = server_def
+
+    def _shm_allowed(self) -> bool:
+        return not self._server_def().default_session_config.tensorweave.disable_shared_memory
+
+    def _read_shm_sends(self, msgs: Any, sends: dict[str, Any]) -> bool:
+        """Reads feeds handed over as files into `sends`; False when one cannot be read
+        (the caller then resends them over gRPC)."""
+        if not self._shm_allowed():
+            return False
+        try:
+            for msg in msgs:
+                sends[msg.name] = shm.read(msg)
+        except shm.ShmError:
+            return False
+        return True
+
+    def _add_value(self, step_id: int, key: str, value: Any, use_shm: bool, inline: Any,
+                   files: Any, deferred: Any) -> None:
+        """Puts a result into a response: as a /dev/shm file, inline, or stashed for a
+        `RecvTensorStream` (its key in `deferred`)."""
+        if use_shm and shm.fits(value):
+            try:
+                files.append(shm.write(key, value, self._w.shm_outbox, (step_id, key)))
+                return
+            except shm.ShmError:
+                pass  # NOTE: full or missing /dev/shm: the stream path below
+        if codec.is_inline(value):
+            codec.encode(value, inline.add(name=key).tensor)
+        else:
+            self._w.stash(step_id, key, value)
+            deferred.append(key)
 
     def get_status(self, request: bytes, context: Any) -> bytes:
         _parse(worker_pb2.GetStatusRequest, request)
@@ -131,12 +179,16 @@ class WorkerServicer:
         cancellation = CancellationManager()
         context.add_callback(lambda: cancellation.start_cancel(
             errors.CancelledError(None, None, "RunGraph cancelled by the master")))
-        call = RunGraphCall(
-            req.session_handle, req.graph_handle, req.step_id,
-            {nt.name: codec.decode(nt.tensor) for nt in req.send}, list(req.recv_key),
-            req.exec_opts.record_timeline, context.time_remaining(), cancellation,
-        )
+        sends = {nt.name: codec.decode(nt.tensor) for nt in req.send}
         resp = worker_pb2.RunGraphResponse()
+        if req.tensorweave_send_shm and not self._read_shm_sends(req.tensorweave_send_shm,
+                                                                  sends):
+            resp.tensorweave_send_shm_rejected = True
+            return resp.SerializeToString()
+        call = RunGraphCall(
+            req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
+            req.exec_opts.record_timeline, _time_remaining(context), cancellation,
+        )
         try:
             result = self._w.run_graph(call)
         except errors.OpError as e:
@@ -145,12 +197,10 @@ class WorkerServicer:
             resp.status_code = e.error_code
             resp.status_error_message = e.message
             return resp.SerializeToString()
+        use_shm = req.tensorweave_accept_shm and self._shm_allowed()
         for key, value in result.recvs.items():
-            if codec.is_inline(value):
-                codec.encode(value, resp.recv.add(name=key).tensor)
-            else:
-                self._w.stash(req.step_id, key, value)
-                resp.tensorweave_deferred_key.append(key)
+            self._add_value(req.step_id, key, value, use_shm, resp.recv,
+                            resp.tensorweave_recv_shm, resp.tensorweave_deferred_key)
         if result.step_stats is not None:
             resp.step_stats.dev_stats.add().CopyFrom(result.step_stats)
         return resp.SerializeToString()
@@ -179,12 +229,10 @@ class WorkerServicer:
         values = wait_for(context, lambda done: self._w.recv_tensors_async(
             req.step_id, keys, done), "RecvTensors")
         resp = transport_pb2.RecvTensorsResponse()
+        use_shm = req.accept_shm and self._shm_allowed()
         for key, value in zip(keys, values):
-            if codec.is_inline(value):
-                codec.encode(value, resp.tensor.add(name=key).tensor)
-            else:
-                self._w.stash(req.step_id, key, value)
-                resp.deferred_key.append(key)
+            self._add_value(req.step_id, key, value, use_shm, resp.tensor, resp.shm_tensor,
+                            resp.deferred_key)
         return resp.SerializeToString()
 
     def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:
@@ -254,7 +302,7 @@ class MasterServicer:
     def create_session(self, request: bytes, context: Any) -> bytes:
         req = _parse(master_pb2.CreateSessionRequest, request)
         handle, version = self._m.create_session(req.graph_def, req.config,
-                                                 context.time_remaining())
+                                                 _time_remaining(context))
         return master_pb2.CreateSessionResponse(
             session_handle=handle, graph_version=version
         ).SerializeToString()
@@ -294,14 +342,14 @@ class MasterServicer:
     def list_devices(self, request: bytes, context: Any) -> bytes:
         _parse(master_pb2.ListDevicesRequest, request)
         resp = master_pb2.ListDevicesResponse()
-        local, remote = self._m.list_devices(context.time_remaining())
+        local, remote = self._m.list_devices(_time_remaining(context))
         resp.local_device.extend(local)
         resp.remote_device.extend(remote)
         return resp.SerializeToString()
 
     def reset(self, request: bytes, context: Any) -> bytes:
         req = _parse(master_pb2.ResetRequest, request)
-        self._m.reset(list(req.container), list(req.device_filters), context.time_remaining())
+        self._m.reset(list(req.container), list(req.device_filters), _time_remaining(context))
         return b""
 
     def handlers(self) -> list[Any]:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from tensorweave.framework.tensor_util import constant_value
 from tensorweave.training.adam import AdamOptimizer
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.queue_runner import QueueRunner
@@ -38,6 +39,18 @@ def _ps_model(worker=0):
             tf.constant([0.1 + worker * 0.2], shape=[1, 1]), tf.constant([1]), tf.constant([2, 1])
         )
     return global_step, [(g0, v0), (g1, v1), (g_sparse, v_sparse)]
+
+
+def _ancestors(op):
+    """Every op `op` depends on, through data and control edges."""
+    seen, stack = {}, [op]
+    while stack:
+        cur = stack.pop()
+        for dep in [t.op for t in cur.inputs] + list(cur.control_inputs):
+            if dep.name not in seen:
+                seen[dep.name] = dep
+                stack.append(dep)
+    return list(seen.values())
 
 
 # ------------------------------------------------------------- TensorFlow's hook tests
@@ -104,13 +117,20 @@ def test_init_tokens_op():
         opt.apply_gradients(grads_and_vars, global_step=global_step)
         with pytest.raises(ValueError, match=r"Too few tokens .*: 1 \(given\) vs 2 \(needed\)"):
             opt.get_init_tokens_op(1)
-        assert opt.get_init_tokens_op(0).name.endswith("no_init_tokens")
-        default = opt.get_init_tokens_op()
+        default = opt.get_init_tokens_op()  # -1: replicas_to_aggregate tokens
         assert default.type == "QueueEnqueueManyV2"
-        fill = default.inputs[1].op
-        assert fill.type == "Fill"
-        assert tf.get_default_graph().get_operation_by_name(fill.inputs[0].op.name)
         assert default.device == "/job:ps/task:0"
+        assert default.inputs[1].op.type == "Fill"
+        assert constant_value(default.inputs[1].op.inputs[0]).tolist() == [4]
+
+
+def test_zero_init_tokens_is_a_no_op():
+    with tf.Graph().as_default():
+        global_step, grads_and_vars = _ps_model()
+        opt = _sync_opt(GradientDescentOptimizer(2.0), replicas=2, total=2)
+        opt.apply_gradients(grads_and_vars, global_step=global_step)
+        no_tokens = opt.get_init_tokens_op(0)
+        assert no_tokens.type == "NoOp" and no_tokens.name == "no_init_tokens"
 
 
 # --------------------------------------------------------------------- graph structure
@@ -154,7 +174,7 @@ def test_graph_structure_and_placement():
         assert dequeue.name == "sync_token_q_Dequeue"
         assert dequeue.device == "/job:ps/task:0"
         applies = {op.name for op in dequeue.control_inputs}
-        assert applies == {op.name for op in ops.values() if "ApplyGradient" in op.type}
+        assert applies == {op.name for op in ops.values() if op.type.endswith("AccumulatorApplyGradient")}
         assert len(applies) == 3
 
         # The chief's queue runner: sync_op enqueues max(total, replicas) = 3 tokens after
@@ -165,9 +185,13 @@ def test_graph_structure_and_placement():
         (sync_op,) = qr.enqueue_ops
         assert sync_op.type == "QueueEnqueueManyV2" and sync_op.device == "/job:ps/task:0"
         fill = sync_op.inputs[1].op
-        assert tf.get_default_graph().get_tensor_by_name(fill.inputs[0].name) is not None
-        update = sync_op.control_inputs[0]
-        assert update.type == "AssignAdd" and update.inputs[0].op is global_step.op
+        assert constant_value(fill.inputs[0]).tolist() == [3]
+        assert fill.inputs[1].op.inputs[0].op is global_step.op  # the global step's value
+        update = [op for op in _ancestors(sync_op) if op.type == "AssignAdd"]
+        assert [op.inputs[0].op for op in update] == [global_step.op]
+        assert "GradientDescent/update_v0/ApplyGradientDescent" in {
+            op.name for op in _ancestors(update[0])
+        }
         assert tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS) == []
 
         chief_init = opt.chief_init_op
@@ -177,15 +201,13 @@ def test_graph_structure_and_placement():
         assert opt.local_step_init_op.op in chief_init.control_inputs
 
 
-def test_tokens_per_step_and_fill_value():
+def test_tokens_per_step_is_the_larger_replica_count():
     with tf.Graph().as_default():
         global_step, grads_and_vars = _ps_model()
         opt = _sync_opt(GradientDescentOptimizer(2.0), replicas=3, total=2)
         opt.apply_gradients(grads_and_vars, global_step=global_step)
         (sync_op,) = opt.get_chief_queue_runner().enqueue_ops
-        dims = sync_op.inputs[1].op.inputs[0]
-        assert tf.get_default_graph().get_tensor_by_name(dims.name) is dims
-        assert tf.Session().run(dims).tolist() == [3]
+        assert constant_value(sync_op.inputs[1].op.inputs[0]).tolist() == [3]
 
 
 def test_none_gradient_passes_through():
@@ -208,7 +230,8 @@ class _CountingAverages:
 
     def apply(self, var_list):
         self.applied_to = var_list
-        self.count = tf.Variable(0, name="averages_applied", trainable=False)
+        with tf.control_dependencies(None):  # as ExponentialMovingAverage's own variables
+            self.count = tf.Variable(0, name="averages_applied", trainable=False)
         return tf.assign_add(self.count, 1).op
 
 
@@ -234,9 +257,14 @@ def test_single_process_step_with_variable_averages():
             sess.run(sync_op)  # one gradient was enough: apply, step, tokens
             assert sess.run([gstep, v, averages.count]) == [1, 0.0, 1]
             assert sess.run(train_op) == 1  # stale gradient dropped, token of step 1
-            assert sess.run(train_op) == 1  # fresh gradient accumulated, spare token
-            sess.run(sync_op)
-            assert sess.run([gstep, v, local_step]) == [2, -1.0, 1]
+            # A fresh gradient is accumulated, but no token is left: the step would wait
+            # for the next update; its deadline names the token queue's dequeue instead.
+            options = tf.RunOptions(timeout_in_ms=200)
+            with pytest.raises(tf.errors.DeadlineExceededError, match="sync_token_q_Dequeue"):
+                sess.run(train_op, options=options)
+            sess.run(sync_op)  # the gradient of the timed-out step was kept
+            assert sess.run([gstep, v, local_step, averages.count]) == [2, -1.0, 1, 2]
+            assert sess.run(train_op) == 2  # the token of that update was not lost
 
 
 def test_after_create_session_requires_initialized_globals():

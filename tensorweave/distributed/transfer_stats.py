@@ -1,0 +1,29 @@
+"""Process-wide counters of bytes moved over the wire (a metric, like a Prometheus counter:
+the one deliberate process-wide mutable object besides the in-process server registry)."""
+
+from __future__ import annotations
+
+import threading
+
+
+class TransferStats:
+    """Bytes sent and received by this process's RPC clients (payloads, not framing)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sent = 0
+        self._received = 0
+
+    def add(self, sent: int = 0, received: int = 0) -> None:
+        """Counts one exchange."""
+        with self._lock:
+            self._sent += sent
+            self._received += received
+
+    def totals(self) -> tuple[int, int]:
+        """(bytes sent, bytes received) so far."""
+        with self._lock:
+            return self._sent, self._received
+
+
+STATS = TransferStats()
