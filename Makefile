@@ -18,7 +18,7 @@ bytecode: $(VENV)/.installed
 	$(PY) -m compileall -q tensorweave examples benchmarks >/dev/null
 
 demo: bytecode
-	$(PY) examples/seed_local_sessions.py
+	$(VENV)/bin/tensorweave demo
 
 test: bytecode
 	$(PY) -m pytest -q

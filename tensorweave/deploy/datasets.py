@@ -99,6 +99,8 @@ def read_idx(path: str, expect_magic: int) -> np.ndarray:
         )
     ndim = magic & 0xFF
     header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise DatasetError(f"{path} is corrupt: truncated header ({len(raw)} bytes)")
     dims = struct.unpack(f">{ndim}I", raw[4:header])
     need = int(np.prod(dims))
     if len(raw) - header != need:

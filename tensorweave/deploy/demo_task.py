@@ -51,7 +51,7 @@ def build_model(tf: Any, ds: Any, hidden: int) -> dict[str, Any]:
     logits = tf.layers.dense(h, ds.num_classes, name="logits")
     loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=logits)
     correct = tf.equal(tf.argmax(logits, 1), y)
-    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
     tf.summary.scalar("loss", loss)
     tf.summary.scalar("accuracy", accuracy)
     return {"x": x, "y": y, "loss": loss, "accuracy": accuracy}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import sys
 import threading
 import time
 from typing import Any
@@ -330,6 +331,8 @@ class MasterSession:
         with self._lock:
             registered = [p for parts in self._graphs.values() for p in parts]
             self._graphs.clear()
+        if sys.is_finalizing():
+            return  # NOTE: no new threads at interpreter exit; the tasks drop the state later
         threading.Thread(target=self._release, args=(registered,), daemon=True).start()
 
     def _release(self, registered: list[_Part]) -> None:

@@ -52,12 +52,18 @@ class Var:
 
 
 def freeze(value: Any) -> Any:
-    """Returns `value` as a read-only ndarray (no copy when it already is one)."""
+    """Returns `value` as a read-only ndarray (no copy when it already is one).
+
+    A writable array that owns its buffer is frozen in place; a writable view is copied
+    first (its base may still be written through).
+    """
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
-    if arr.flags.writeable:
-        if arr.base is not None or not arr.flags.owndata:
+    flags = arr.flags
+    if flags.writeable:
+        if arr.base is not None or not flags.owndata:
             arr = arr.copy()
-        arr.flags.writeable = False
+            flags = arr.flags
+        flags.writeable = False
     return arr
 
 

@@ -66,7 +66,9 @@ class StepContext:
           FailedPreconditionError: if `var` is uninitialized.
         """
         with var.lock:
-            old = var.read()
+            old = var.value
+            if old is None:
+                var.read()  # raises FailedPreconditionError, naming the variable
             new = freeze(fn(old))
             var.value = new
         self.undo_log.append((var, old, new))

@@ -36,7 +36,7 @@ def step_deadline(options: Any, config: Any) -> float | None:
 class _CachedPlan:
     __slots__ = ("plan", "feed_order")
 
-    def __init__(self, plan: Plan, feed_order: list[int]):
+    def __init__(self, plan: Plan, feed_order: list[int] | None):
         self.plan = plan
         self.feed_order = feed_order
 
@@ -73,11 +73,13 @@ class DirectSession:
         Raises:
           OpError: from a kernel, placement, a missing feed, cancellation or the deadline.
         """
-        key = (tuple(map(id, feeds)), tuple(map(id, fetches)), tuple(map(id, targets)))
+        # NOTE: ids are positive, so -1 separates the three groups unambiguously.
+        key = (*map(id, feeds), -1, *map(id, fetches), -1, *map(id, targets))
         cached = self._plans.get(key)
         if cached is None:
             cached = self._build(key, feeds, fetches, targets)
-        values = [feed_values[i] for i in cached.feed_order] if cached.feed_order else []
+        order = cached.feed_order
+        values = feed_values if order is None else [feed_values[i] for i in order]
         ctx = StepContext(
             self.resource_mgr, next(self._step_ids), None, CancellationManager(),
             step_deadline(options, self._config), self.device_name,
@@ -119,7 +121,9 @@ class DirectSession:
             devices = place(nodes, [self.device_name], self._soft)
             nodes = [n.copy(device=devices[n.name]) for n in nodes]
             plan = Plan(nodes, unique_feeds, fetch_names, self.device_name)
-            order = [feed_names.index(name) for name in unique_feeds]
+            order: list[int] | None = [feed_names.index(name) for name in unique_feeds]
+            if order == list(range(len(feed_names))):
+                order = None  # the values are passed as they come
             cached = _CachedPlan(plan, order)
             self._plans[key] = cached
             return cached

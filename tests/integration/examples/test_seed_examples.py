@@ -326,15 +326,6 @@ def test_seed004_ps_workers_end_at_ten():
 
 # ------------------------------------------------------------- runtime bugs
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "RUNTIME BUG: a script that leaves a grpc:// Session open (as the seeds' snippets do) "
-        "never exits: at interpreter shutdown Session.__del__ -> close() -> "
-        "MasterSession.close() starts a threading.Thread, and Thread.start() waits forever for "
-        "a thread that cannot start during finalization."
-    ),
-)
 def test_script_leaving_a_distributed_session_open_exits(tmp_path):
     script = tmp_path / "hello_unclosed.py"
     script.write_text(
