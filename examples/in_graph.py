@@ -161,9 +161,7 @@ class RunResult:
     partition_devices: list[str]
 
 
-def _train(
-    sess: Any, model: Model, steps: int, batch_size: int, seed: int, data: Any
-) -> RunResult:
+def _train(sess: Any, model: Model, steps: int, batch_size: int, seed: int, data: Any) -> RunResult:
     """Runs `steps` steps; each full batch of `2 * batch_size` rows is split evenly."""
     sess.run(tf.global_variables_initializer())
     batches = digits_data.minibatches(data.x_train, data.y_train, 2 * batch_size, seed)

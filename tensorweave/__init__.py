@@ -54,6 +54,7 @@ from tensorweave.ops.math_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
+from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403

@@ -40,6 +40,7 @@ from tensorweave.training.basic_session_run_hooks import (
     SummarySaverHook,
 )
 from tensorweave.training.coordinator import Coordinator, LooperThread
+from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer
 from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.learning_rate_decay import (
@@ -86,8 +87,11 @@ from tensorweave.training.training_util import (
     global_step,
 )
 from tensorweave.training.summary_io import summary_iterator
+from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer
 
 __all__ = [
+    "SyncReplicasOptimizer",
+    "BoundedStalenessOptimizer",
     "queue_runner",
     "string_input_producer",
     "slice_input_producer",

@@ -277,8 +277,9 @@ class _Feed:
         self._dims = self._dims_of(dims) if known else None
 
     def value(self, value: Any) -> Any:
-        """`value` as the runtime takes it: an ndarray of the tensor's dtype that does not
-        alias the caller's buffer, read-only.
+        """`value` as the runtime takes it: a read-only ndarray of the tensor's dtype.
+
+        It never aliases the caller's buffer.
 
         Raises:
           TypeError: for a Tensor, or a value not convertible to the tensor's dtype.

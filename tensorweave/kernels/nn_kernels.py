@@ -172,19 +172,23 @@ def _bias_add_grad(node: KernelNode) -> Any:
     dtype = node.attrs["T"].as_numpy_dtype
     blas = np.dtype(dtype) in (np.float32, np.float64)
 
-    ones = np.ones(0, dtype)  # the last vector of ones, reused while the row count holds
+    # The last (read-only) vector of ones, reused while the row count holds; replaced as a
+    # whole and read once per call, as steps may run concurrently.
+    last_ones = np.ones(0, dtype)
 
     def compute(ctx: Any, g: Any) -> Any:
-        nonlocal ones
+        nonlocal last_ones
         if g.ndim < 2:
             raise _invalid(f"Input tensor must be at least 2D: {_shape_str(g.shape)}")
         axis = _bias_axis(data_format, g.ndim)
         if axis == g.ndim - 1 and blas:
             # A BLAS vector-matrix product sums the rows ~2x faster than add.reduce.
             rows = g.reshape(-1, g.shape[-1])
+            ones = last_ones
             if ones.shape[0] != rows.shape[0]:
                 ones = np.ones(rows.shape[0], dtype)
                 ones.flags.writeable = False
+                last_ones = ones
             return np.dot(ones, rows)
         axes = tuple(i for i in range(g.ndim) if i != axis)
         return np.add.reduce(g, axis=axes, dtype=dtype)

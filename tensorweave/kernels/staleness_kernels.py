@@ -257,9 +257,7 @@ def _step_clock(node: KernelNode) -> Any:
         if cache[0] is rm and cache[1] == rm.generation:
             return cache[2]
         generation = rm.generation
-        clock = rm.lookup_or_create(
-            container, name, lambda: StepClockResource(name, num_workers)
-        )
+        clock = rm.lookup_or_create(container, name, lambda: StepClockResource(name, num_workers))
         if not isinstance(clock, StepClockResource):
             raise _invalid(f"Resource {name} exists and is not a StepClock")
         if clock.num_workers != num_workers:

@@ -5,7 +5,9 @@ completed (`clock[w]`, int64, starting at 0). It lives in a resource manager lik
 (put it on the global step's device, e.g. a ps); every worker's graph creates it with the
 same `shared_name` and so shares it. Ops (all colocated with the clock):
 
-* `StepClockTick(handle, worker)`: `clock[worker] += 1`, returns the new value.
+* `StepClockTick(handle, worker)`: `clock[worker] += 1`, returns the new value. If the
+  step running it fails (e.g. a later wait reaches the deadline), the tick is taken back
+  with the step's variable updates, which tensorweave rolls back.
 * `StepClockWait(handle, worker, max_staleness)`: blocks until
   `min(clock[v] for active v) >= clock[worker] - max_staleness`. Retired workers are not
   active; with no active worker the wait passes. Like a queue dequeue it is an
@@ -122,11 +124,17 @@ def _as_int(value: Any, dtype: dtypes.DType) -> Any:
     return t if t.dtype.base_dtype == dtype else cast(t, dtype)
 
 
-def _clock_op(op_type: str, handle: Any, **kwargs: Any) -> Any:
-    """`apply_op` for an op on a clock, colocated with the clock."""
+def _clock_op(op_type: str, handle: Any, ints: dict[str, tuple[Any, Any]], **kwargs: Any):
+    """`apply_op` for an op on a clock, colocated with the clock.
+
+    `ints` maps input names to `(value, dtype)`; they are converted inside the colocation
+    scope, so that their constants sit with the clock instead of adding a transfer (and a
+    cross-device control edge) from the caller's device.
+    """
     graph = handle.graph
     with graph.as_default(), graph.colocate_with(handle):
-        return apply_op(op_type, handle=handle, **kwargs)
+        inputs = {k: _as_int(value, dtype) for k, (value, dtype) in ints.items()}
+        return apply_op(op_type, handle=handle, **inputs, **kwargs)
 
 
 class StepClock:
@@ -187,7 +195,7 @@ class StepClock:
         return _clock_op(
             "StepClockTick",
             self._handle,
-            worker=_as_int(worker, dtypes.int32),
+            {"worker": (worker, dtypes.int32)},
             name=name or f"{self._name}_Tick",
         )
 
@@ -210,8 +218,7 @@ class StepClock:
         return _clock_op(
             "StepClockWait",
             self._handle,
-            worker=_as_int(worker, dtypes.int32),
-            max_staleness=_as_int(max_staleness, dtypes.int64),
+            {"worker": (worker, dtypes.int32), "max_staleness": (max_staleness, dtypes.int64)},
             timeout_ms=timeout_ms,
             name=name or f"{self._name}_Wait",
         )
@@ -221,7 +228,7 @@ class StepClock:
         return _clock_op(
             "StepClockRetire",
             self._handle,
-            worker=_as_int(worker, dtypes.int32),
+            {"worker": (worker, dtypes.int32)},
             name=name or f"{self._name}_Retire",
         )
 
@@ -230,14 +237,14 @@ class StepClock:
         return _clock_op(
             "StepClockJoin",
             self._handle,
-            worker=_as_int(worker, dtypes.int32),
+            {"worker": (worker, dtypes.int32)},
             name=name or f"{self._name}_Join",
         )
 
     def read(self, name: str | None = None) -> tuple[Any, Any, Any]:
         """`(clocks int64 [n], retired bool [n], waiting bool [n])` Tensors."""
         clocks, retired, waiting = _clock_op(
-            "StepClockRead", self._handle, name=name or f"{self._name}_Read"
+            "StepClockRead", self._handle, {}, name=name or f"{self._name}_Read"
         )
         return clocks, retired, waiting
 

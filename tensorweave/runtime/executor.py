@@ -1,7 +1,8 @@
 """The executor: runs one partition's plan, a precomputed topological list of kernel calls
 with resolved input slots (in the spirit of JAX's `eval_jaxpr`).
 
-Two ways to run one plan:
+Dead entries (their outputs unused, free of side effects: Grappler's dependency optimizer
+makes them NoOps) are never run. Two ways to run one plan:
 * plans of synchronous kernels (the hot path of local training) are compiled once into a
   straight-line Python function (`_StraightLine`): one statement per kernel call, values in
   local variables, each deleted after its last use. Entries that cannot do anything are
@@ -10,8 +11,8 @@ Two ways to run one plan:
   is bound once) and stateless ops of constants (computed once, as Grappler's constant
   folding does);
 * a ready-queue loop for plans with asynchronous kernels (`_Recv`, blocking queue ops) or
-  when tracing: it runs every entry, one ready op at a time while an asynchronous one
-  waits, and honours the step's cancellation and deadline; traces report every node.
+  when tracing: it runs every other entry, one ready op at a time while an asynchronous
+  one waits, and honours the step's cancellation and deadline; traces report every node.
 
 Values that come out of variables are `Var` references until a consumer that takes a value
 reads them ("deref"), as TensorFlow's ref tensors.
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework import dtypes
 from tensorweave.framework.resource_mgr import ResourceMgr, Var, freeze
 from tensorweave.kernels.context import StepContext
 from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
@@ -37,7 +39,7 @@ _NO_DEREF = ()
 
 
 class _Entry:
-    __slots__ = ("node", "fn", "ins", "out", "nout", "deref", "is_async", "label")
+    __slots__ = ("node", "fn", "ins", "out", "nout", "deref", "is_async", "label", "dead")
 
     def __init__(self, node: NodeSpec, fn: Any, ins: tuple[int, ...], out: int, nout: int,
                  deref: tuple[int, ...]):
@@ -49,6 +51,7 @@ class _Entry:
         self.deref = deref
         self.is_async = isinstance(fn, AsyncKernel)
         self.label = ""
+        self.dead = False
 
 
 class StepStatsCollector:
@@ -123,6 +126,7 @@ class Plan:
         self._build_schedule(index_of)
         self._has_async = any(e.is_async for e in self._entries)
         self._trim_derefs()
+        self._mark_dead()
         self._straight = (
             None if self._has_async
             else _StraightLine(self._entries, len(self.feeds), self._fetch, self._ref_slots)
@@ -189,6 +193,40 @@ class Plan:
             if not any(e.ins[k] in self._ref_slots for k in e.deref):
                 e.deref = _NO_DEREF
 
+    # NOTE: stateless ops that must still run (as in Grappler): a placeholder fails when
+    # not fed, CheckNumerics exists for its error.
+    _KEEP_OPS = frozenset({"Placeholder", "CheckNumerics"})
+
+    def _mark_dead(self) -> None:
+        """Marks the entries that are not run: unused and free of side effects.
+
+        Their outputs no fetch or live entry uses, and they do nothing else (Grappler's
+        dependency optimizer turns them into NoOps): typically the gradient of an input
+        that is not trained, there only because `GATE_OP` gating depends on it. Traces
+        still list them.
+
+        Free of effects (Grappler's `IsFreeOfSideEffect`): stateless, synchronous, with
+        outputs, no ref or resource input, no variable read (which may fail), not a queue
+        op, a placeholder or CheckNumerics.
+        """
+        used = set(self._fetch)
+        for e in reversed(self._entries):
+            node = e.node
+            e.dead = bool(
+                e.nout
+                and not any(e.out + j in used for j in range(e.nout))
+                and not e.is_async
+                and node.op_def is not None
+                and not node.is_stateful
+                and node.op not in self._KEEP_OPS
+                and "Queue" not in node.op
+                and not any(node.ref_inputs)
+                and not any(e.ins[k] in self._ref_slots for k in e.deref)
+                and not any(t.base_dtype == dtypes.resource for t in _input_dtypes(node))
+            )
+            if not e.dead:
+                used.update(e.ins)
+
     # ---------------------------------------------------------------- running
     @property
     def node_names(self) -> list[str]:
@@ -232,6 +270,13 @@ class Plan:
                     while ready:
                         i = ready.popleft()
                         entry = self._entries[i]
+                        if entry.dead:
+                            if stats is not None:
+                                t = _now_us()
+                                stats.add(entry.node.name, entry.node.op, t, t, tid, entry.label)
+                            remaining -= 1
+                            self._release(i, pending, ready)
+                            continue
                         args = _gather_deref(vals, entry)
                         if entry.is_async:
                             start = _now_us()
@@ -312,6 +357,7 @@ class _StraightLine:
       variable, as the kernel returns its input unchanged); one of a ref becomes `_read`,
     * a stateless op whose inputs are all constants and whose kernel succeeds on them: its
       (read-only) result becomes a constant. One that fails stays, to fail when it runs.
+    * dead entries (see `Plan._mark_dead`).
     A kernel error is attributed to its node through the line it was raised on.
     """
 
@@ -329,7 +375,7 @@ class _StraightLine:
             name[i] = f"s{i}"
         for i, e in enumerate(entries):
             op = e.node.op
-            if op == "NoOp" and not e.nout:
+            if e.dead or (op == "NoOp" and not e.nout):
                 continue
             args = [
                 f"_read({name[s]})" if k in e.deref and s in ref_slots else name[s]

@@ -48,11 +48,14 @@ Finishing and failures:
 * A worker that finished (its monitored session closed cleanly, e.g. by `StopAtStepHook`)
   is retired by the hook and no longer holds the others back.
 * A worker that died (or whose session ended with an error, which skips `end()`) is not
-  retired: the others run at most `s + 1` steps further, then wait. With a step deadline
+  retired: the others get at most `s + 1` steps past it, then wait. With a step deadline
   (`RunOptions.timeout_in_ms` or `ConfigProto.operation_timeout_in_ms`) their runs fail
-  with `DeadlineExceededError` naming the clock (`<name>/step_clock`), the waiting worker
-  and the workers it waits for; without one they wait until the worker restarts (its
+  with `DeadlineExceededError` naming the clock's wait (`<name>/step_clock_Wait`), in
+  general with the waiting worker and the workers it waits for (see
+  `kernels/staleness_kernels.py`); without one they wait until the worker restarts (its
   clock is kept: it carries on) or someone runs `opt.step_clock.retire(index)` for it.
+* A step that fails (deadline, cancellation) counts as not done: tensorweave rolls back
+  its variable updates and the clock takes its tick back, so retrying it is consistent.
 * A retired worker's tick or wait fails with `FailedPreconditionError` until it joins.
 
 Call `apply_gradients` (or `minimize`) once per graph: each call ticks the same clock.
@@ -60,6 +63,7 @@ Call `apply_gradients` (or `minimize`) once per graph: each call ticks the same 
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from tensorweave.framework import graph as graph_mod
@@ -98,16 +102,16 @@ class BoundedStalenessOptimizer(Optimizer):
     ):
         super().__init__(False, name)
         if max_staleness is not None and (
-            isinstance(max_staleness, bool) or not isinstance(max_staleness, int)
+            isinstance(max_staleness, bool)
+            or not isinstance(max_staleness, numbers.Integral)
             or max_staleness < 0
         ):
             raise ValueError(f"max_staleness must be None or an int >= 0, got {max_staleness!r}")
+        max_staleness = None if max_staleness is None else int(max_staleness)
         if num_workers < 1:
             raise ValueError(f"num_workers must be at least 1, got {num_workers}")
         if not 0 <= worker_index < num_workers:
-            raise ValueError(
-                f"worker_index must be in [0, {num_workers}), got {worker_index}"
-            )
+            raise ValueError(f"worker_index must be in [0, {num_workers}), got {worker_index}")
         self._opt = opt
         self._max_staleness = max_staleness
         self._num_workers = num_workers
@@ -247,8 +251,7 @@ class _BoundedStalenessHook(session_run_hook.SessionRunHook):
         """
         if self._optimizer._step_clock is None:
             raise ValueError(
-                "BoundedStalenessOptimizer.apply_gradients should be called before using "
-                "the hook."
+                "BoundedStalenessOptimizer.apply_gradients should be called before using the hook."
             )
 
     def after_create_session(self, session: Any, coord: Any) -> None:

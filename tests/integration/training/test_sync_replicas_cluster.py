@@ -80,8 +80,9 @@ class _Worker:
             self.session.close()
 
 
-def get_workers(num_workers, replicas_to_aggregate, workers, num_tokens=None, hooks=None,
-                config=None):
+def get_workers(
+    num_workers, replicas_to_aggregate, workers, num_tokens=None, hooks=None, config=None
+):
     """TensorFlow's `get_workers`: each worker's graph and MonitoredTrainingSession.
 
     `hooks` and `config` are given to the non-chief workers only.
@@ -263,9 +264,7 @@ def test3Workers1Backup(servers):  # noqa: N802  (TensorFlow's test name)
         # Worker 0 alone blocks: its gradients wait in the accumulators, with no token.
         thread_0, thread_1 = _StepThread(ws[0]), _StepThread(ws[1])
         thread_0.start()
-        _wait_until(
-            lambda: ws[1].probe("accumulated") == [1, 1, 1], "worker 0's gradients arrived"
-        )
+        _wait_until(lambda: ws[1].probe("accumulated") == [1, 1, 1], "worker 0's gradients arrived")
         assert ws[1].probe("tokens") == 0
         assert ws[1].run(global_step) == 1
         assert thread_0.is_alive()

@@ -49,16 +49,18 @@ def test_ps_killed_and_restarted_training_resumes_from_checkpoint(processes, tmp
     assert len(workers[1].session_steps()) >= 2, workers[1].output  # it recovered too
     accuracies = {i: w.accuracies()[i] for i, w in enumerate(workers)}
     assert min(accuracies.values()) >= 0.95, accuracies
-    assert max(chief.global_steps()) >= 300 - 10
+    assert max(w.records()[i]["global_step"] for i, w in enumerate(workers)) >= 300 - 2
 
 
 def test_worker_killed_and_restarted_other_worker_keeps_training(processes):
     cluster = LocalCluster(1, 2)
     processes("ps", cluster, 0)
-    extra = ["--train_steps", "500"]
+    # Enough steps that worker 0 alone cannot finish before worker 1 is back, even on a
+    # busy machine where the restart (Python, tensorweave, scikit-learn) takes seconds.
+    extra = ["--train_steps", "800"]
     w0 = processes("trainer", _worker_argv(cluster, 0, *extra), "worker 0")
     w1 = processes("trainer", _worker_argv(cluster, 1, *extra), "worker 1")
-    w1.wait_for(global_step_at_least(60), _WAIT_S)
+    w1.wait_for(global_step_at_least(40), _WAIT_S)
     w1.kill()  # SIGKILL
     at_kill = max(w0.global_steps() + w1.global_steps())
     seen = len(w0.global_steps())
@@ -73,5 +75,5 @@ def test_worker_killed_and_restarted_other_worker_keeps_training(processes):
     # steps since the kill) and trains on.
     assert w1.session_steps()[0] >= at_kill + 10, (at_kill, w1.output)
     assert w1.wait(_WAIT_S) == 0 and w0.wait(_WAIT_S) == 0, w0.output + w1.output
-    assert w1.global_steps(), w1.output
+    assert w1.records()[1]["local_steps"] >= 20, w1.output  # it trained after the restart
     assert w0.accuracies()[0] >= 0.95 and w1.accuracies()[1] >= 0.95

@@ -147,16 +147,23 @@ def test_graph_structure_and_placement():
         assert [v.op.name for v in tf.local_variables()] == ["sync_rep_local_step"]
         assert "sync_rep_local_step" not in [v.op.name for v in tf.global_variables()]
 
-        accums = {op.get_attr("shared_name"): op for op in ops.values()
-                  if op.type.endswith("ConditionalAccumulator")}
+        accums = {
+            op.get_attr("shared_name"): op
+            for op in ops.values()
+            if op.type.endswith("ConditionalAccumulator")
+        }
         assert {k: (v.type, v.device) for k, v in accums.items()} == {
             b"v0:0/grad_accum": ("ConditionalAccumulator", "/job:ps/task:0"),
             b"v1:0/grad_accum": ("ConditionalAccumulator", "/job:ps/task:1"),
             b"v_sparse:0/grad_accum": ("SparseConditionalAccumulator", "/job:ps/task:1"),
         }
         for op in ops.values():
-            if op.type in ("AccumulatorApplyGradient", "AccumulatorTakeGradient",
-                           "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"):
+            if op.type in (
+                "AccumulatorApplyGradient",
+                "AccumulatorTakeGradient",
+                "SparseAccumulatorApplyGradient",
+                "SparseAccumulatorTakeGradient",
+            ):
                 assert op.device == op.inputs[0].op.device, op.name
                 if op.type.endswith("TakeGradient"):
                     assert op.inputs[1].op.type == "Const"
@@ -174,7 +181,9 @@ def test_graph_structure_and_placement():
         assert dequeue.name == "sync_token_q_Dequeue"
         assert dequeue.device == "/job:ps/task:0"
         applies = {op.name for op in dequeue.control_inputs}
-        assert applies == {op.name for op in ops.values() if op.type.endswith("AccumulatorApplyGradient")}
+        assert applies == {
+            op.name for op in ops.values() if op.type.endswith("AccumulatorApplyGradient")
+        }
         assert len(applies) == 3
 
         # The chief's queue runner: sync_op enqueues max(total, replicas) = 3 tokens after
@@ -195,7 +204,9 @@ def test_graph_structure_and_placement():
         assert tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS) == []
 
         chief_init = opt.chief_init_op
-        set_steps = [op for op in chief_init.control_inputs if op.type == "AccumulatorSetGlobalStep"]
+        set_steps = [
+            op for op in chief_init.control_inputs if op.type == "AccumulatorSetGlobalStep"
+        ]
         assert len(set_steps) == 3
         assert {op.device for op in set_steps} == {"/job:ps/task:0", "/job:ps/task:1"}
         assert opt.local_step_init_op.op in chief_init.control_inputs
@@ -216,8 +227,11 @@ def test_none_gradient_passes_through():
         a, b = tf.Variable(1.0, name="a"), tf.Variable(2.0, name="b")
         opt = _sync_opt()
         opt.apply_gradients([(None, a), (tf.constant(0.5), b)], global_step=gstep)
-        names = [op.get_attr("shared_name") for op in g.get_operations()
-                 if op.type == "ConditionalAccumulator"]
+        names = [
+            op.get_attr("shared_name")
+            for op in g.get_operations()
+            if op.type == "ConditionalAccumulator"
+        ]
         assert names == [b"b:0/grad_accum"]
 
 
@@ -241,8 +255,9 @@ def test_single_process_step_with_variable_averages():
         gstep = tf.Variable(0, name="global_step", trainable=False)
         v = tf.Variable(1.0, name="v")
         averages = _CountingAverages()
-        opt = _sync_opt(GradientDescentOptimizer(0.5), variable_averages=averages,
-                        variables_to_average=[v])
+        opt = _sync_opt(
+            GradientDescentOptimizer(0.5), variable_averages=averages, variables_to_average=[v]
+        )
         train_op = opt.apply_gradients([(tf.constant(2.0), v)], global_step=gstep)
         hook = opt.make_session_run_hook(is_chief=True, num_tokens=0)
         hook.begin()
@@ -276,8 +291,11 @@ def test_after_create_session_requires_initialized_globals():
         hook = opt.make_session_run_hook(is_chief=False)
         hook.begin()
         with tf.Session() as sess:
-            with pytest.raises(RuntimeError, match="Init operations did not make model ready "
-                               "for SyncReplicasOptimizer local_init"):
+            with pytest.raises(
+                RuntimeError,
+                match="Init operations did not make model ready "
+                "for SyncReplicasOptimizer local_init",
+            ):
                 hook.after_create_session(sess, None)
             sess.run(tf.global_variables_initializer())
             sess.run(tf.local_variables_initializer())

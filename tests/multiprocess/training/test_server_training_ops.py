@@ -1,0 +1,74 @@
+"""Known runtime bug (xfail, strict): a bare `tensorweave server` task does not register
+every op a training graph places on a ps.
+
+`python -m tensorweave server` (the seeds' `grpc_tensorflow_server`) imports only what the
+server needs (lazy namespaces), so op types registered by modules it never imports are
+unknown there: the checkpoint ops (`StringJoin`, `SaveV2`, `RestoreV2`,
+`MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`), the summary ops, and the
+bounded-staleness `StepClock*` ops. `RegisterGraph` of a partition containing one fails
+with `InternalError: ValueError: Op type not registered 'StringJoin'`. So a
+`MonitoredTrainingSession(checkpoint_dir=...)` whose variables live on such a ps dies in
+the chief's `CheckpointSaverHook` (TensorFlow's server binary has every op). The
+trainer's own ps tasks (`examples/trainer.py --job_name ps`) import `tf.train` and are not
+affected; the recovery tests use them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorweave as tf
+from tensorweave.testing.cluster import pick_unused_port
+from tensorweave.testing.processes import ServerProcess, spec_string
+from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def ps_target():
+    cluster = {"ps": [f"localhost:{pick_unused_port()}"]}
+    with ServerProcess(spec_string(cluster), "ps", 0) as server:  # killed by PID on exit
+        server.wait_ready()
+        yield "grpc://" + cluster["ps"][0]
+
+
+def _config():
+    return tf.ConfigProto(operation_timeout_in_ms=20_000)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=tf.errors.InternalError,
+    reason="`tensorweave server` lacks the checkpoint ops (StringJoin, SaveV2)",
+)
+def test_saver_can_checkpoint_variables_on_a_tensorweave_server_ps(ps_target, tmp_path):
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="v")
+        saver = tf.train.Saver()
+        with tf.Session(ps_target, config=_config()) as sess:
+            sess.run(v.initializer)
+            path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=1)
+    assert tf.train.load_variable(path, "v") == 3.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=tf.errors.InternalError,
+    reason="`tensorweave server` lacks the StepClock ops of bounded staleness",
+)
+def test_bounded_staleness_clock_on_a_tensorweave_server_ps(ps_target):
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(1.0, name="w")
+            global_step = tf.train.get_or_create_global_step()
+        opt = BoundedStalenessOptimizer(
+            tf.train.GradientDescentOptimizer(0.1), max_staleness=0, num_workers=1,
+            worker_index=0,
+        )  # fmt: skip
+        train_op = opt.minimize(tf.square(w), global_step=global_step)
+        with tf.Session(ps_target, config=_config()) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train_op)
+            assert sess.run(global_step) == 1
