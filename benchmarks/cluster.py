@@ -43,8 +43,12 @@ def _start(cluster: dict[str, list[str]]) -> list[ServerProcess]:
 
 
 def _stop(procs: list[ServerProcess]) -> None:
+    # NOTE: SIGTERM (SIGKILL after 10 s): a stopped server removes its /dev/shm files.
     for p in procs:
-        p.kill()
+        if p.proc.poll() is None:
+            p.proc.terminate()
+    for p in procs:
+        p.terminate()
 
 
 def bench_startup(reps: int) -> dict:

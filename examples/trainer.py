@@ -69,10 +69,6 @@ import digits_data  # noqa: E402
 from digits_mlp import build_model  # noqa: E402
 
 import tensorweave as tf  # noqa: E402
-
-# NOTE: registers the StepClock kernels in every task (the clock lives on a ps) until
-# `tensorweave/kernels/__init__.py` imports them; afterwards a no-op.
-import tensorweave.kernels.staleness_kernels  # noqa: E402, F401
 from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer  # noqa: E402
 
 PS, WORKER = "ps", "worker"
@@ -214,7 +210,7 @@ def build_replica(
         global_step = tf.train.get_or_create_global_step()
         opt = make_optimizer(optimizer, learning_rate)
         if sync:
-            opt = _SyncReplicas(
+            opt = tf.train.SyncReplicasOptimizer(
                 opt, replicas_to_aggregate=num_workers, total_num_replicas=num_workers
             )
             hooks.append(opt.make_session_run_hook(is_chief=task_index == 0))
@@ -416,13 +412,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
             return run_worker(server, task, flags)
     finally:
         server.stop()
-
-
-# TEMP until tf.train exports it
-def _SyncReplicas(*a, **k):
-    from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer
-
-    return SyncReplicasOptimizer(*a, **k)
 
 
 if __name__ == "__main__":

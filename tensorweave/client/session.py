@@ -178,13 +178,6 @@ class BaseSession:
         feed = self._feed_cache[key] = _Feed(el)
         return feed
 
-    def _feed_tensor(self, key: Any) -> Tensor:
-        return self._feed(key).tensor
-
-    @staticmethod
-    def _feed_value(tensor: Tensor, value: Any) -> Any:
-        return _Feed(tensor).value(value)
-
     def make_callable(self, fetches: Any, feed_list: Any = None,
                       accept_options: bool = False) -> Any:
         """A function `f(*feed_values)` that runs `fetches` with `feed_list` fed

@@ -21,6 +21,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
 from tensorweave.distributed.interfaces import RunGraphCall
+from tensorweave.distributed.transfer_stats import STATS, nbytes as _nbytes
 from tensorweave.distributed.worker import Worker
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_spec import DeviceSpec
@@ -216,6 +217,9 @@ class MasterSession:
             recvs = results[part.task].recvs
             for tensor, key in part.fetch_keys.items():
                 values[tensor] = recvs[key]
+            if not isinstance(part.worker, Worker):
+                STATS.add(sent=_nbytes(feeds[t] for t in part.feed_keys),
+                          received=_nbytes(recvs.values()))
         if run_metadata is not None:
             self._fill_metadata(parts, results, trace, options, run_metadata)
         return [feeds[f] if f in feeds else values[f] for f in fetches]
@@ -387,6 +391,8 @@ class _Step:
     def root_error(self) -> errors.OpError:
         """The first error that is not a consequence of cancelling the step."""
         for e in self.errors:
-            if not isinstance(e, errors.CancelledError) and "cancelled" not in e.message.lower():
+            derived = isinstance(e, errors.CancelledError) or "cancelled" in e.message.lower() \
+                or "was aborted by the master" in e.message
+            if not derived:
                 return e
         return self.cancellation.error or self.errors[0]

@@ -3,6 +3,9 @@ the one deliberate process-wide mutable object besides the in-process server reg
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import threading
 
 
@@ -27,3 +30,8 @@ class TransferStats:
 
 
 STATS = TransferStats()
+
+
+def nbytes(values: Iterable[Any]) -> int:
+    """Total payload bytes of an iterable of arrays/scalars."""
+    return sum(int(getattr(v, "nbytes", 0)) for v in values)

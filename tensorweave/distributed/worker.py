@@ -17,6 +17,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
+from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
 from tensorweave.distributed.transport import shm
 from tensorweave.framework.cancellation import CancellationManager
@@ -268,6 +269,8 @@ class Worker:
                 rdv.abort(error)
                 ctx.cancellation.start_cancel(error)
                 return
+            if not isinstance(peer, Worker):
+                STATS.add(received=nbytes(values))
             try:
                 for k, v in zip(keys, values):
                     rdv.send(k, v)
@@ -306,6 +309,8 @@ class Worker:
 
         def deliver(values: Any, error: Any) -> None:
             self.rendezvous.maybe_release(step_id)
+            if error is None:
+                STATS.add(sent=nbytes(values))
             done(values, error)
 
         waiter = rdv.recv_many_async(keys, deliver)

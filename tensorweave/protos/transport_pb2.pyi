@@ -35,18 +35,20 @@ class RecvTensorsResponse(_message.Message):
     def __init__(self, tensor: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., deferred_key: _Optional[_Iterable[str]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., shm_tensor: _Optional[_Iterable[_Union[ShmTensor, _Mapping]]] = ...) -> None: ...
 
 class ShmTensor(_message.Message):
-    __slots__ = ("name", "path", "dtype", "tensor_shape", "nbytes")
+    __slots__ = ("name", "path", "dtype", "tensor_shape", "nbytes", "recycle")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
     TENSOR_SHAPE_FIELD_NUMBER: _ClassVar[int]
     NBYTES_FIELD_NUMBER: _ClassVar[int]
+    RECYCLE_FIELD_NUMBER: _ClassVar[int]
     name: str
     path: str
     dtype: _types_pb2.DataType
     tensor_shape: _tensor_shape_pb2.TensorShapeProto
     nbytes: int
-    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ..., nbytes: _Optional[int] = ...) -> None: ...
+    recycle: bool
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ..., nbytes: _Optional[int] = ..., recycle: _Optional[bool] = ...) -> None: ...
 
 class TensorStreamHeader(_message.Message):
     __slots__ = ("step_id", "rendezvous_key", "dtype", "tensor_shape", "nbytes", "status_code", "status_error_message")

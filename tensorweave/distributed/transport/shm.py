@@ -6,8 +6,9 @@ which caps loopback transfers at a few hundred MB/s on small machines. When both
 run on the same host, the sender instead writes the tensor's buffer into a file under
 `/dev/shm` (a tmpfs: RAM, no disk) with one `os.write` of the array's memory, and the
 message carries only (path, dtype, shape, nbytes); the receiver reads the file into a
-freshly allocated array (`readv` into a memoryview, one copy) and unlinks it. That is one
-memcpy on each side and no Python-level copies.
+freshly allocated array (`readv` into a memoryview, or NumPy's copy from a read-only
+mapping for large files, which measured 2-3x faster) and removes it. That is one memcpy
+on each side and no Python-level copies.
 
 When it is used (see `grpc_client`/`grpc_server`): the peer's address is on this host
 (`is_local_address`: loopback names, `unix:` targets, this host's own names and IPs),
@@ -22,18 +23,27 @@ anything and the client resends the step without shared memory. A peer whose fil
 not be read is not offered shared memory again for `RETRY_AFTER_S` seconds (e.g. two
 containers sharing the network but not `/dev/shm`).
 
-Lifetime: readers unlink a file right after reading it. Writers record every file they
-created in an `Outbox` and unlink the ones still there after `TTL_S` seconds (a receiver
-that died or never asked), when their server stops, and at interpreter exit; a client
-unlinks the feed files of a `RunGraph` as soon as the call returns. Files of processes
-that died without cleaning up are swept (when older than `STALE_AGE_S`) the next time a
-process of the same user starts writing.
+Lifetime: a reader removes a file right after reading it: it unlinks it, or, when the
+writer asked for it (`ShmTensor.recycle`, set by writers with an `Outbox`), renames it to
+`<path>.free`, giving it back: the writer's next `write` overwrites it under a new name.
+Writing into tmpfs pages that already exist measured ~2x faster than into new ones (new
+pages must be allocated, and on a VM that returns freed memory to its host, faulted in
+again), and freeing pages costs too (~3 ms per 16 MiB; a reader that does unlink frees
+them on a background thread). Writers record every file they created in an `Outbox` and
+unlink the ones still there after `TTL_S` seconds (a receiver that died or never asked),
+given-back files not reused within `RECYCLE_TTL_S` (at most `POOL_FILES` are kept), and
+everything when their server stops and at interpreter exit; a client unlinks the feed
+files of a `RunGraph` as soon as the call returns. Files of processes that died without
+cleaning up are swept by the next process of the same user that writes (at most every
+`SWEEP_INTERVAL_S`): given-back files at once, others when older than `STALE_AGE_S`.
 
 Security: files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600 under an
 unguessable name `tw-<pid>-<128 random bits>`; a reader only opens names of that form
 directly under `SHM_DIR`, without following links, and only regular files owned by its
 own uid with no group/other permissions and exactly the announced size. So only processes
-of the same user exchange tensors this way; a remote peer naming a path gets nothing.
+of the same user exchange tensors this way; a remote peer naming a path gets nothing. A
+given-back file is reused only if it is a regular file of this uid (in the sticky
+`/dev/shm`, another user can neither replace nor rename our files).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ import ipaddress
 import logging
 import mmap
 import os
+import queue
 import re
 import secrets
 import socket
@@ -62,20 +73,29 @@ from tensorweave.protos import transport_pb2
 log = logging.getLogger("tensorweave.transport")
 
 SHM_DIR = "/dev/shm"
-# NOTE: below this, a tensor is cheaper inline in the message (file create/unlink and an
-# extra round of syscalls cost ~0.1 ms); measured on a 2-core VM, see benchmarks/cluster.py.
+# NOTE: below this, a tensor is cheaper inline in the message (a file costs a few
+# syscalls). Measured between two processes on a 2-core VM: inline won at 128 KiB (~20%),
+# shm won from 256 KiB (~35%) and by ~3x at 1 MiB.
 MIN_BYTES = 256 << 10
 TTL_S = 60.0
 RETRY_AFTER_S = 300.0
 STALE_AGE_S = 600.0
+SWEEP_INTERVAL_S = 60.0
 # NOTE: above this, `read` maps the file and copies with NumPy instead of read() (faster
 # for large buffers, see `_copy_mapped`).
 MMAP_READ_MIN_BYTES = 32 << 20
 # NOTE: Linux transfers at most 0x7ffff000 bytes per read/write call; stay well below.
 IO_MAX_BYTES = 1 << 30
 
+# NOTE: a file given back by its reader for reuse (see `ShmTensor.recycle`) is at most
+# this old, and a writer keeps at most this many.
+RECYCLE_TTL_S = 5.0
+POOL_FILES = 4
+
 PREFIX = "tw-"
+FREE_SUFFIX = ".free"
 _NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}")
+_ANY_NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}(?:\.free)?")
 _STRING = dtypes.string.as_datatype_enum
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -102,8 +122,11 @@ _cache_lock = threading.Lock()
 
 
 def host_of(address: str) -> str | None:
-    """The host part of a gRPC target (`host:port`, `[v6]:port`, `dns:///host:port`,
-    `ipv4:a.b.c.d:port`, `ipv6:[..]:port`); None for `unix:` targets."""
+    """The host part of a gRPC target; None for `unix:` targets.
+
+    Understands `host:port`, `[v6]:port`, `dns:///host:port`, `ipv4:a.b.c.d:port` and
+    `ipv6:[..]:port`.
+    """
     a = address.strip()
     if a.startswith(("unix:", "unix-abstract:")):
         return None
@@ -183,10 +206,12 @@ def _new_path() -> str:
 
 
 def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) -> Any:
-    """Writes `value` into a new file under `SHM_DIR`; returns its `ShmTensor`.
+    """Writes `value` into a file under `SHM_DIR`; returns its `ShmTensor`.
 
-    The file is registered in `outbox` (under `key`, for `Outbox.take`) so that it is
-    removed when nobody reads it.
+    With an `outbox`, the file is registered there (under `key`, for `Outbox.take`) so
+    that it is removed when nobody reads it, and it may be a file the outbox handed out
+    before and its reader gave back (`recycle`): overwriting tmpfs pages is ~2x cheaper
+    than getting new ones.
 
     Raises:
       ShmError: if the file cannot be written (no space, no directory, ...); nothing is
@@ -201,19 +226,10 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
         raise ShmError(str(e)) from None
     arr = np.ascontiguousarray(arr)
     nbytes = arr.nbytes
-    try:
-        st = os.statvfs(SHM_DIR)
-    except OSError as e:
-        raise ShmError(f"{SHM_DIR}: {e}") from None
-    # NOTE: keep some headroom: a full tmpfs fails other users of /dev/shm too.
-    if st.f_bavail * st.f_frsize < nbytes + (nbytes >> 3) + (1 << 20):
-        raise ShmError(f"not enough space in {SHM_DIR} for {nbytes} bytes")
     path = _new_path()
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW,
-                     0o600)
-    except OSError as e:
-        raise ShmError(f"cannot create {path}: {e}") from None
+    fd, old_size = outbox.reclaim(path, nbytes) if outbox is not None else (None, 0)
+    if fd is None:
+        fd = _create(path, nbytes)
     try:
         view = memoryview(arr.reshape(-1).view(np.uint8))
         offset = 0
@@ -222,6 +238,8 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
             if n <= 0:
                 raise OSError(errno.EIO, "short write")
             offset += n
+        if old_size > nbytes:
+            os.ftruncate(fd, nbytes)
     except BaseException as e:
         os.close(fd)
         _unlink(path)
@@ -229,12 +247,28 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
             raise ShmError(f"cannot write {path}: {e}") from None
         raise
     os.close(fd)
-    msg = transport_pb2.ShmTensor(name=name, path=path, dtype=dtype, nbytes=nbytes)
+    msg = transport_pb2.ShmTensor(name=name, path=path, dtype=dtype, nbytes=nbytes,
+                                  recycle=outbox is not None)
     for d in arr.shape:
         msg.tensor_shape.dim.add(size=d)
     if outbox is not None:
         outbox.add(path, msg, key)
     return msg
+
+
+def _create(path: str, nbytes: int) -> int:
+    try:
+        st = os.statvfs(SHM_DIR)
+    except OSError as e:
+        raise ShmError(f"{SHM_DIR}: {e}") from None
+    # NOTE: keep some headroom: a full tmpfs fails other users of /dev/shm too.
+    if st.f_bavail * st.f_frsize < nbytes + (nbytes >> 3) + (1 << 20):
+        raise ShmError(f"not enough space in {SHM_DIR} for {nbytes} bytes")
+    try:
+        return os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW,
+                       0o600)
+    except OSError as e:
+        raise ShmError(f"cannot create {path}: {e}") from None
 
 
 def _checked_path(path: str) -> str:
@@ -245,12 +279,15 @@ def _checked_path(path: str) -> str:
 
 
 def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
-    """Reads the tensor of `ShmTensor` `msg` into a new array, then unlinks the file.
+    """Reads the tensor of `ShmTensor` `msg` into a new array, then removes the file.
+
+    The file is unlinked, or given back to its writer as `<path>.free` when
+    `msg.recycle`.
 
     Args:
       msg: the `ShmTensor`.
       writable: return a writable array (else read-only, the runtime's "owned" marker).
-      unlink: remove the file after a successful read.
+      unlink: remove (or give back) the file after a successful read.
 
     Raises:
       ShmError: if the file is missing, is not ours, or does not match the announced dtype,
@@ -289,12 +326,20 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
                 if n <= 0:
                     raise ShmError(f"{path} ended after {offset} of {nbytes} bytes")
                 offset += n
-    except OSError as e:
-        raise ShmError(f"cannot read {path}: {e}") from None
-    finally:
+    except BaseException as e:
         os.close(fd)
-    if unlink:
+        if isinstance(e, OSError):
+            raise ShmError(f"cannot read {path}: {e}") from None
+        raise
+    if unlink and msg.recycle and _rename(path, path + FREE_SUFFIX):
+        os.close(fd)  # NOTE: back to its writer, pages and all
+    elif unlink:
+        # NOTE: removing the name is cheap while the file is open; freeing its pages (the
+        # last close, ~3 ms per 16 MiB here) happens on a background thread.
         _unlink(path)
+        _close_later(fd)
+    else:
+        os.close(fd)
     arr = buf.view(npt).reshape(shape)
     if not writable:
         arr.flags.writeable = False
@@ -313,6 +358,39 @@ def _copy_mapped(fd: int, buf: np.ndarray) -> None:
         m.close()
 
 
+_closing: queue.SimpleQueue[int] = queue.SimpleQueue()
+_closer: threading.Thread | None = None
+_closer_lock = threading.Lock()
+
+
+def _close_later(fd: int) -> None:
+    global _closer
+    if _closer is None or not _closer.is_alive():
+        with _closer_lock:
+            if _closer is None or not _closer.is_alive():
+                _closer = threading.Thread(target=_close_loop, daemon=True,
+                                           name="tw-shm-closer")
+                _closer.start()
+    _closing.put(fd)
+
+
+def _close_loop() -> None:
+    while True:
+        fd = _closing.get()
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _rename(src: str, dst: str) -> bool:
+    try:
+        os.rename(src, dst)
+    except OSError:
+        return False
+    return True
+
+
 def _unlink(path: str) -> None:
     try:
         os.unlink(path)
@@ -327,13 +405,15 @@ def unlink(msg_or_path: Any) -> None:
 
 # ------------------------------------------------------------------ lifetime
 _outboxes: weakref.WeakSet = weakref.WeakSet()
-_swept = False
 
 
 class Outbox:
-    """Files written by one owner (a worker, or this process's clients) that a receiver
-    may not have consumed yet: unlinked `ttl_s` seconds after they were written, by a
-    daemon thread, and by `close`.
+    """Files an owner wrote that a receiver may not have consumed yet, or gave back.
+
+    The owner is a worker, or this process's clients. A file is unlinked `ttl_s` seconds
+    after it was written if still there (by a daemon thread), and by `close`. A file given
+    back (`<path>.free`) is reused by the next `write` through this outbox (`reclaim`);
+    at most `POOL_FILES` of them are kept, each for `RECYCLE_TTL_S` seconds.
 
     Args:
       ttl_s: lifetime of an unconsumed file (default `TTL_S`, read at each `add`).
@@ -344,52 +424,124 @@ class Outbox:
         self._files: collections.OrderedDict[str, tuple[float, Any, Any]] = (
             collections.OrderedDict())
         self._by_key: dict[Any, str] = {}
+        # NOTE: path -> (deadline to reuse it, size): files handed out with `recycle`.
+        self._lent: collections.OrderedDict[str, tuple[float, int]] = (
+            collections.OrderedDict())
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._pid = os.getpid()
         _outboxes.add(self)
 
     def add(self, path: str, msg: Any, key: Any = None) -> None:
         """Records a file written for a receiver (`key` lets `take` find it)."""
         ttl = TTL_S if self.ttl_s is None else self.ttl_s
+        now = time.monotonic()
+        doomed = []
         with self._cond:
             if self._closed:
                 _unlink(path)
                 raise ShmError("the sender is shutting down")
-            self._files[path] = (time.monotonic() + ttl, msg, key)
+            self._files[path] = (now + ttl, msg, key)
             if key is not None:
                 self._by_key[key] = path
+            if msg.recycle:
+                self._lent[path] = (now + min(RECYCLE_TTL_S, ttl), msg.nbytes)
+                while len(self._lent) > POOL_FILES:
+                    doomed.append(self._lent.popitem(last=False)[0] + FREE_SUFFIX)
             if self._thread is None:
-                _sweep_stale_once()
                 self._thread = threading.Thread(target=self._reap_loop, daemon=True,
                                                 name="tw-shm-reaper")
                 self._thread.start()
             self._cond.notify()
+        for p in doomed:
+            _unlink(p)
+        _maybe_sweep()
+
+    def reclaim(self, path: str, nbytes: int) -> tuple[int | None, int]:
+        """Moves a file given back by its reader to `path` and opens it for writing.
+
+        Returns:
+          (fd, its current size), or (None, 0) when no file was given back (or none is
+          close to `nbytes`).
+        """
+        with self._cond:
+            if self._closed or not self._lent:
+                return None, 0
+            lent = list(self._lent.items())
+            # NOTE: same size first (the common case: one tensor sent again and again);
+            # else one within 2x (growing a file allocates, shrinking one frees pages).
+            candidates = [p for p, (_, n) in reversed(lent) if n == nbytes] + [
+                p for p, (_, n) in reversed(lent)
+                if n != nbytes and nbytes // 2 <= n <= 2 * nbytes]
+            for old in candidates[:POOL_FILES]:
+                if not _rename(old + FREE_SUFFIX, path):
+                    continue
+                del self._lent[old]
+                entry = self._files.pop(old, None)
+                if entry is not None and entry[2] is not None:
+                    if self._by_key.get(entry[2]) == old:
+                        del self._by_key[entry[2]]
+                break
+            else:
+                return None, 0
+        try:
+            fd = os.open(path, os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW)
+            info = os.fstat(fd)
+        except OSError:
+            _unlink(path)
+            return None, 0
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            os.close(fd)
+            _unlink(path)
+            return None, 0
+        return fd, info.st_size
 
     def take(self, key: Any) -> Any:
-        """Forgets and returns the `ShmTensor` registered under `key` (the caller now owns
-        the file), or None."""
+        """Forgets and returns the `ShmTensor` registered under `key`, or None.
+
+        The caller now owns the file (the returned message does not ask for recycling).
+        """
         with self._cond:
             path = self._by_key.pop(key, None)
             if path is None:
                 return None
             entry = self._files.pop(path, None)
-        return entry[1] if entry is not None else None
+            self._lent.pop(path, None)
+        if entry is None:
+            return None
+        msg = transport_pb2.ShmTensor()
+        msg.CopyFrom(entry[1])
+        msg.recycle = False
+        return msg
 
     def discard(self, path: str) -> None:
-        """Forgets and unlinks a file."""
+        """Forgets and unlinks a file once its reader is done.
+
+        A file the reader gave back stays available to `reclaim`.
+        """
         with self._cond:
             entry = self._files.pop(path, None)
             if entry is not None and entry[2] is not None:
                 self._by_key.pop(entry[2], None)
+            lent = self._lent.pop(path, None)
+            if lent is not None and not self._closed:
+                # NOTE: the reader is done now: the file is reusable for RECYCLE_TTL_S.
+                self._lent[path] = (time.monotonic() + RECYCLE_TTL_S, lent[1])
+                self._cond.notify()
         _unlink(path)
+        if lent is None:
+            _unlink(path + FREE_SUFFIX)
 
     def __len__(self) -> int:
         with self._cond:
             return len(self._files)
 
     def reap(self, now: float | None = None) -> int:
-        """Unlinks the files whose TTL passed; returns how many."""
+        """Unlinks expired files; returns how many unconsumed ones were due.
+
+        Expired: files whose TTL passed, and given-back files not reused in time.
+        """
         now = time.monotonic() if now is None else now
         doomed = []
         with self._cond:
@@ -400,20 +552,29 @@ class Outbox:
                 self._files.popitem(last=False)
                 if key is not None and self._by_key.get(key) == path:
                     del self._by_key[key]
-                doomed.append(path)
+                self._lent.pop(path, None)
+                doomed += [path, path + FREE_SUFFIX]
+            while self._lent:
+                path, (deadline, _) = next(iter(self._lent.items()))
+                if deadline > now:
+                    break
+                self._lent.popitem(last=False)
+                doomed.append(path + FREE_SUFFIX)
         for path in doomed:
             _unlink(path)
-        return len(doomed)
+        return sum(1 for p in doomed if not p.endswith(FREE_SUFFIX))
+
+    def _next_deadline(self) -> float | None:
+        deadlines = [next(iter(d.values()))[0] for d in (self._files, self._lent) if d]
+        return min(deadlines) if deadlines else None
 
     def _reap_loop(self) -> None:
         while True:
             with self._cond:
                 if self._closed:
                     return
-                if self._files:
-                    wait = next(iter(self._files.values()))[0] - time.monotonic()
-                else:
-                    wait = None
+                deadline = self._next_deadline()
+                wait = None if deadline is None else deadline - time.monotonic()
                 if wait is None or wait > 0:
                     self._cond.wait(wait)
                     continue
@@ -423,27 +584,39 @@ class Outbox:
         """Unlinks every recorded file and stops the reaper (new `add`s are refused)."""
         with self._cond:
             self._closed = True
-            paths = list(self._files)
+            paths = list(self._files) + list(self._lent)
             self._files.clear()
             self._by_key.clear()
+            self._lent.clear()
             self._cond.notify()
         for path in paths:
             _unlink(path)
+            _unlink(path + FREE_SUFFIX)
 
 
 def _close_all() -> None:
     for box in list(_outboxes):
-        box.close()
+        # NOTE: a forked child exiting must not remove its parent's files.
+        if box._pid == os.getpid():
+            box.close()
 
 
 atexit.register(_close_all)
 
 
-def _sweep_stale_once() -> None:
-    global _swept
-    if _swept:
+_last_sweep = 0.0
+_sweep_lock = threading.Lock()
+
+
+def _maybe_sweep() -> None:
+    global _last_sweep
+    now = time.monotonic()
+    if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
         return
-    _swept = True
+    with _sweep_lock:
+        if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
+            return
+        _last_sweep = now
     try:
         sweep_stale()
     except OSError:
@@ -451,8 +624,12 @@ def _sweep_stale_once() -> None:
 
 
 def sweep_stale(max_age_s: float | None = None) -> int:
-    """Unlinks `tw-<pid>-*` files of this user whose process is gone and that are older
-    than `max_age_s` (default `STALE_AGE_S`); returns how many."""
+    """Unlinks files of this user's dead processes; returns how many.
+
+    Given-back files (`*.free`) of a process that is gone go at once (nobody needs them);
+    other `tw-<pid>-*` files only when older than `max_age_s` (default `STALE_AGE_S`: a
+    reader may still be on its way).
+    """
     age = STALE_AGE_S if max_age_s is None else max_age_s
     if not available():
         return 0
@@ -461,14 +638,16 @@ def sweep_stale(max_age_s: float | None = None) -> int:
     uid = os.getuid()
     with os.scandir(SHM_DIR) as it:
         for entry in it:
-            m = _NAME.fullmatch(entry.name)
+            m = _ANY_NAME.fullmatch(entry.name)
             if m is None:
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if info.st_uid != uid or now - info.st_mtime < age or _alive(int(m.group(1))):
+            if info.st_uid != uid or _alive(int(m.group(1))):
+                continue
+            if not entry.name.endswith(FREE_SUFFIX) and now - info.st_mtime < age:
                 continue
             _unlink(entry.path)
             removed += 1
@@ -489,8 +668,11 @@ def _alive(pid: int) -> bool:
 
 # ------------------------------------------------------------------ per-peer state
 class PeerState:
-    """Whether shared memory is worth offering to one peer (off for `RETRY_AFTER_S` after
-    the peer could not read our files, or we could not read its files)."""
+    """Whether shared memory is worth offering to one peer.
+
+    Off for `RETRY_AFTER_S` seconds after the peer could not read our files, or we could
+    not read its files.
+    """
 
     def __init__(self, address: str, enabled: bool = True):
         self.address = address

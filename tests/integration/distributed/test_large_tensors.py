@@ -78,9 +78,14 @@ def server():
 
 
 @pytest.fixture(autouse=True)
-def _no_leaks():
+def _no_leaks(monkeypatch):
+    # NOTE: files given back for reuse live RECYCLE_TTL_S: shorten it so the check is quick.
+    monkeypatch.setattr(shm, "RECYCLE_TTL_S", 0.2)
     before = set(_my_files())
     yield
+    deadline = time.monotonic() + 10.0
+    while set(_my_files()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert set(_my_files()) - before == set(), "shared-memory files were left behind"
 
 
@@ -299,3 +304,29 @@ def test_fetch_over_2gib(server, shared_memory):
     for i in (0, 1, n // 3, n // 2 + 7, n - 2, n - 1):
         assert out[i] == 1.5
     assert out.flags.writeable
+
+
+@pytest.mark.slow
+@needs_shm
+def test_shared_memory_with_a_server_process(monkeypatch):
+    """Client and ps in two processes: 16 MiB push and fetch through /dev/shm, nothing
+    left behind by either process (the ps keeps given-back files until it stops)."""
+    from tensorweave.testing.cluster import pick_unused_port
+    from tensorweave.testing.processes import ServerProcess, spec_string
+
+    address = f"127.0.0.1:{pick_unused_port()}"
+    with ServerProcess(spec_string({"ps": [address]}), "ps", 0) as proc:
+        proc.wait_ready()
+        spy = Spy(monkeypatch)
+        n = 16 * MIB // 4
+        g, v, p, assign = _variable_graph(n, "cross_process")
+        data = np.random.default_rng(7).random(n, dtype=np.float32)
+        with tf.Session(f"grpc://{address}", graph=g, config=_config()) as sess:
+            sess.run(v.initializer)
+            sess.run(assign, {p: data})
+            np.testing.assert_array_equal(sess.run(v), data)
+        assert spy.writes == 1 and spy.reads == 1  # this process: the feed and the fetch
+        assert spy.pulls == spy.pushes == 0
+        assert proc.terminate() == 0  # NOTE: SIGTERM stops the server, which cleans up
+    theirs = [f for f in os.listdir(shm.SHM_DIR) if f.startswith(f"tw-{proc.pid}-")]
+    assert theirs == []

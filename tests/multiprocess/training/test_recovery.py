@@ -9,7 +9,7 @@ async Adagrad. Every wait is bounded, every process is killed by PID at teardown
 from __future__ import annotations
 
 import pytest
-from conftest import TRAINER, LocalCluster, global_step_at_least
+from trainer_procs import TRAINER, LocalCluster, global_step_at_least
 
 import tensorweave as tf
 

@@ -1,16 +1,16 @@
-"""Known runtime bug (xfail, strict): a bare `tensorweave server` task does not register
-every op a training graph places on a ps.
+"""A bare `tensorweave server` ps must run every op a training graph places on it.
 
+The bounded-staleness `StepClock*` ops do (they did not until commit fa3b44f registered
+their kernels), including the checkpoint ops:
 `python -m tensorweave server` (the seeds' `grpc_tensorflow_server`) imports only what the
 server needs (lazy namespaces), so op types registered by modules it never imports are
 unknown there: the checkpoint ops (`StringJoin`, `SaveV2`, `RestoreV2`,
-`MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`), the summary ops, and the
-bounded-staleness `StepClock*` ops. `RegisterGraph` of a partition containing one fails
-with `InternalError: ValueError: Op type not registered 'StringJoin'`. So a
-`MonitoredTrainingSession(checkpoint_dir=...)` whose variables live on such a ps dies in
-the chief's `CheckpointSaverHook` (TensorFlow's server binary has every op). The
-trainer's own ps tasks (`examples/trainer.py --job_name ps`) import `tf.train` and are not
-affected; the recovery tests use them.
+`MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`) and the summary ops.
+`RegisterGraph` of a partition containing one fails with `InternalError: ValueError: Op
+type not registered 'SaveV2'`. So a `MonitoredTrainingSession(checkpoint_dir=...)` whose
+variables live on such a ps dies in the chief's `CheckpointSaverHook` (TensorFlow's server
+binary has every op). The trainer's own ps tasks (`examples/trainer.py --job_name ps`)
+import `tf.train` and are not affected; the recovery tests use them.
 """
 
 from __future__ import annotations
@@ -37,11 +37,6 @@ def _config():
     return tf.ConfigProto(operation_timeout_in_ms=20_000)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=tf.errors.InternalError,
-    reason="`tensorweave server` lacks the checkpoint ops (StringJoin, SaveV2)",
-)
 def test_saver_can_checkpoint_variables_on_a_tensorweave_server_ps(ps_target, tmp_path):
     with tf.Graph().as_default():
         with tf.device("/job:ps/task:0"):
@@ -53,11 +48,6 @@ def test_saver_can_checkpoint_variables_on_a_tensorweave_server_ps(ps_target, tm
     assert tf.train.load_variable(path, "v") == 3.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=tf.errors.InternalError,
-    reason="`tensorweave server` lacks the StepClock ops of bounded staleness",
-)
 def test_bounded_staleness_clock_on_a_tensorweave_server_ps(ps_target):
     with tf.Graph().as_default():
         with tf.device("/job:ps/task:0"):

@@ -17,7 +17,7 @@ import time
 
 import psutil
 import pytest
-from conftest import TRAINER
+from trainer_procs import TRAINER
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 

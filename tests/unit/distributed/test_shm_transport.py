@@ -322,3 +322,122 @@ def test_assemble_writable_has_no_extra_copy():
     _, rw = codec.assemble(msgs, writable=True)
     assert rw.flags.writeable and rw.base is not None and rw.base.flags.owndata
     np.testing.assert_array_equal(rw, value)
+
+
+# ------------------------------------------------------------------ recycling
+def _free(path):
+    return path + shm.FREE_SUFFIX
+
+
+def test_recycled_file_is_reused_under_a_new_name():
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        first = shm.write("k", np.arange(1 << 16, dtype=np.float32), box)
+        assert first.recycle
+        np.testing.assert_array_equal(shm.read(first), np.arange(1 << 16))
+        assert not os.path.exists(first.path) and os.path.exists(_free(first.path))
+        value = np.arange(1 << 16, dtype=np.float32)[::-1].copy()
+        second = shm.write("k", value, box)
+        assert second.path != first.path
+        assert not os.path.exists(_free(first.path)), "the given-back file was reused"
+        np.testing.assert_array_equal(shm.read(second), value)
+        assert len(box) == 1  # the first file's entry went with its reuse
+    finally:
+        box.close()
+    assert not os.path.exists(_free(second.path))
+
+
+@pytest.mark.parametrize("before, after", [(1 << 18, 1 << 17), (1 << 17, 1 << 18)])
+def test_recycled_file_changes_size(before, after):
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        shm.read(shm.write("k", np.ones(before, np.uint8), box))
+        value = np.random.default_rng(0).integers(0, 255, after, dtype=np.uint8)
+        msg = shm.write("k", value, box)
+        assert os.path.getsize(msg.path) == after
+        np.testing.assert_array_equal(shm.read(msg), value)
+    finally:
+        box.close()
+
+
+def test_given_back_files_expire(monkeypatch):
+    monkeypatch.setattr(shm, "RECYCLE_TTL_S", 0.1)
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        msg = shm.write("k", np.ones(64, np.float32), box)
+        shm.read(msg)
+        assert os.path.exists(_free(msg.path))
+        box.discard(msg.path)  # the reader is done: reusable for RECYCLE_TTL_S from now
+        assert _wait_gone(_free(msg.path))
+        assert box.reclaim(shm._new_path(), 256) == (None, 0)
+    finally:
+        box.close()
+
+
+def test_pool_is_bounded(monkeypatch):
+    monkeypatch.setattr(shm, "POOL_FILES", 2)
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        msgs = []
+        for i in range(4):  # NOTE: each 4x larger: none is reused for the next
+            msgs.append(shm.write("k", np.ones(64 * 4**i, np.float32), box))
+            shm.read(msgs[-1])
+        kept = [os.path.exists(_free(m.path)) for m in msgs]
+        assert kept == [False, False, True, True]
+    finally:
+        box.close()
+    assert not any(os.path.exists(_free(m.path)) for m in msgs)
+
+
+def test_discard_of_an_untracked_file_removes_what_was_given_back():
+    box = shm.Outbox(ttl_s=100.0)
+    msg = shm.write("k", np.ones(64, np.float32), box)
+    box.close()  # forgets it (and unlinks it)
+    fd = os.open(_free(msg.path), os.O_CREAT | os.O_WRONLY, 0o600)
+    os.close(fd)
+    box.discard(msg.path)
+    assert not os.path.exists(_free(msg.path))
+
+
+def test_take_hands_over_without_recycling():
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        shm.write("k", np.ones(64, np.float32), box, key=(1, "k"))
+        msg = box.take((1, "k"))
+        assert not msg.recycle
+        shm.read(msg)
+        assert not os.path.exists(msg.path) and not os.path.exists(_free(msg.path))
+    finally:
+        box.close()
+
+
+def test_reader_without_recycling_unlinks():
+    msg = shm.write("k", np.ones(64, np.float32))
+    assert not msg.recycle
+    shm.read(msg)
+    assert not os.path.exists(msg.path) and not os.path.exists(_free(msg.path))
+
+
+def test_sweep_removes_given_back_files_of_dead_processes_at_once():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    free = os.path.join(shm.SHM_DIR, f"tw-{pid}-" + "12" * 16 + shm.FREE_SUFFIX)
+    pending = os.path.join(shm.SHM_DIR, f"tw-{pid}-" + "34" * 16)
+    for p in (free, pending):
+        os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    try:
+        shm.sweep_stale()
+        assert not os.path.exists(free)
+        assert os.path.exists(pending), "a fresh unconsumed file may still be read"
+    finally:
+        shm.unlink(free)
+        shm.unlink(pending)
+
+
+def _wait_gone(path, timeout_s=10.0):
+    deadline = time.monotonic() + timeout_s
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not os.path.exists(path)
