@@ -31,7 +31,8 @@ pages must be allocated, and on a VM that returns freed memory to its host, faul
 again), and freeing pages costs too (~3 ms per 16 MiB; a reader that does unlink frees
 them on a background thread). Writers record every file they created in an `Outbox` and
 unlink the ones still there after `TTL_S` seconds (a receiver that died or never asked),
-given-back files not reused within `RECYCLE_TTL_S` (at most `POOL_FILES` are kept), and
+given-back files not reused within `RECYCLE_TTL_S` (at most `POOL_FILES`, each at most
+`RECYCLE_MAX_BYTES`), and
 everything when their server stops and at interpreter exit; a client unlinks the feed
 files of a `RunGraph` as soon as the call returns. Files of processes that died without
 cleaning up are swept by the next process of the same user that writes (at most every
@@ -88,9 +89,10 @@ MMAP_READ_MIN_BYTES = 32 << 20
 IO_MAX_BYTES = 1 << 30
 
 # NOTE: a file given back by its reader for reuse (see `ShmTensor.recycle`) is at most
-# this old, and a writer keeps at most this many.
+# this old, a writer keeps at most this many, and larger tensors are not recycled.
 RECYCLE_TTL_S = 5.0
 POOL_FILES = 4
+RECYCLE_MAX_BYTES = 256 << 20
 
 PREFIX = "tw-"
 FREE_SUFFIX = ".free"
@@ -248,7 +250,7 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
         raise
     os.close(fd)
     msg = transport_pb2.ShmTensor(name=name, path=path, dtype=dtype, nbytes=nbytes,
-                                  recycle=outbox is not None)
+                                  recycle=outbox is not None and nbytes <= RECYCLE_MAX_BYTES)
     for d in arr.shape:
         msg.tensor_shape.dim.add(size=d)
     if outbox is not None:

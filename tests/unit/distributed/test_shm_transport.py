@@ -441,3 +441,39 @@ def _wait_gone(path, timeout_s=10.0):
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not os.path.exists(path)
+
+
+def test_large_tensors_are_not_recycled(monkeypatch):
+    monkeypatch.setattr(shm, "RECYCLE_MAX_BYTES", 1024)
+    box = shm.Outbox(ttl_s=100.0)
+    try:
+        msg = shm.write("k", np.ones(1024, np.float32), box)
+        assert not msg.recycle
+        shm.read(msg)
+        assert not os.path.exists(msg.path) and not os.path.exists(_free(msg.path))
+    finally:
+        box.close()
+
+
+def test_worker_serves_its_own_unread_file():
+    """A receiver that could not read a file pulls the value as a stream: the worker
+    finds it by (step_id, key) and reads it itself."""
+    from tensorweave import errors
+    from tensorweave.distributed.worker import Worker
+
+    worker = Worker("ps", 0)
+    try:
+        value = np.arange(1 << 16, dtype=np.float32)
+        msg = shm.write("k", value, worker.shm_outbox, key=(5, "k"))
+        out = worker.take_stashed(5, "k")
+        np.testing.assert_array_equal(out, value)
+        assert not out.flags.writeable
+        assert not os.path.exists(msg.path) and not os.path.exists(_free(msg.path))
+        gone = shm.write("g", value, worker.shm_outbox, key=(5, "g"))
+        shm.unlink(gone)
+        with pytest.raises(errors.DataLossError, match="lost"):
+            worker.take_stashed(5, "g")
+        with pytest.raises(errors.NotFoundError):
+            worker.take_stashed(5, "g")
+    finally:
+        worker.stop()
