@@ -359,6 +359,9 @@ def run_worker(server: Any, task: Task, flags: argparse.Namespace) -> dict[str, 
         # The first step registers the graphs on every task: not a steady-state step.
         "steps_per_sec": round((progress.local_steps - 1) / steady, 1) if steady > 0 else None,
         "test_accuracy": round(accuracy, 4),
+        # Wall-clock end of training (Unix seconds): the worker that stopped last
+        # evaluated the final model (an earlier one may have seen a few steps less).
+        "train_end_unix": round(time.time() - (time.perf_counter() - progress.end), 3),
     }
     print(f"{prefix} test accuracy {accuracy:.3f}", flush=True)
     print(json.dumps(record), flush=True)

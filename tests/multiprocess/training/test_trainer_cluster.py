@@ -1,6 +1,6 @@
 """`examples/trainer.py` (seed 002's trainer) on a real local cluster of 2 ps + 2 workers,
 started by `tensorweave launch`: asynchronous and synchronous training reach >= 0.95 test
-accuracy on every worker, the ps tasks are stopped by the launcher once the workers are
+accuracy (the final model), the ps tasks are stopped by the launcher once the workers are
 done, and bounded staleness (`--staleness 1`) completes.
 
 The cluster reaches the trainer through TF_CONFIG (async) or the seed's flags
@@ -17,7 +17,7 @@ import time
 
 import psutil
 import pytest
-from trainer_procs import TRAINER
+from trainer_procs import TRAINER, final_model_accuracy
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -67,11 +67,10 @@ def _assert_gone(pids: dict[str, int]) -> None:
 
 def _assert_trained(proc, code: int, last_step: int) -> None:
     assert code == 0, proc.output
-    accuracies = proc.accuracies()
-    assert sorted(accuracies) == [0, 1], proc.output
-    assert min(accuracies.values()) >= 0.95, accuracies
+    assert sorted(proc.accuracies()) == [0, 1], proc.output
     records = proc.records()
     assert sorted(records) == [0, 1], proc.output
+    assert final_model_accuracy(records) >= 0.95, records
     assert all(r["global_step"] >= last_step - 2 for r in records.values()), records
     assert all(r["local_steps"] > 0 for r in records.values())
 

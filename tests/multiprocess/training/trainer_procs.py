@@ -142,6 +142,14 @@ class TrainerProcess:
         return found
 
 
+def final_model_accuracy(records: dict[int, dict]) -> float:
+    """The test accuracy of the trained model: the one evaluated by the worker that stopped
+    training last. (A worker that stopped earlier may have evaluated while the other's last
+    updates were still being applied; async training's accuracy moves by several points
+    between nearby steps on a busy machine.)"""
+    return max(records.values(), key=lambda r: r["train_end_unix"])["test_accuracy"]
+
+
 def global_step_at_least(step: int) -> Callable[[str], int | None]:
     """A `wait_for` predicate: the global step of a step line, once it is >= `step`."""
 
