@@ -28,7 +28,7 @@ from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
 from tensorweave.runtime.graph_partition import partition
 from tensorweave.runtime.node_spec import NodeSpec
-from tensorweave.runtime.placer import place
+from tensorweave.runtime.placer import place, relocate_control_relays
 from tensorweave.runtime.pruning import prune
 
 log = logging.getLogger("tensorweave.master")
@@ -188,6 +188,7 @@ class MasterSession:
     def _build(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
         nodes = prune(self._nodes, set(feeds), fetches, targets)
         placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes)
+        relocate_control_relays(nodes, placement)
         partitions = partition(nodes, placement, feeds, fetches, self._client_device,
                                self._client_incarnation, self._incarnations, self._nodes)
         parts = []

@@ -5,6 +5,9 @@ Differences from TensorFlow, on purpose:
 * Feeds and fetches are client-terminated on the device that consumes/produces them, not on
   the master's device: the client talks to every worker directly, so a fetch from a ps is
   one hop instead of two.
+* A small `Const` without inputs consumed on another device is copied into that device's
+  partition instead of being sent each step (no message, no round: an optimizer's
+  learning-rate constant on the worker feeding apply ops on the ps, for one).
 * Every cross-device edge gets a `_recv_batch` number, the count of device crossings on the
   longest path to its source. Receives from one sender with the same number can never
   depend on each other, so a worker fetches them in one message (one message per task pair
@@ -112,6 +115,11 @@ class _Partitioner:
         key = (src, idx, dst_device)
         if key in self.recv_for:
             return self.recv_for[key]
+        if _copyable(self.nodes[src]):
+            copy = self.fresh(src)
+            self.part(dst_device).nodes.append(self.nodes[src].copy(name=copy, device=dst_device))
+            self.recv_for[key] = copy
+            return copy
         src_device = self.placement[src]
         dtype = self.dtype_of(src, idx)
         edge_name = f"edge_{next(self.counter)}_{src}"
@@ -167,6 +175,18 @@ class _Partitioner:
         self.part(device).nodes.append(n.copy(inputs=inputs, device=device))
 
 
+# NOTE: constants up to this size are copied into each consuming partition (see above).
+_COPY_CONST_MAX_BYTES = 64 << 10
+
+
+def _copyable(node: NodeSpec) -> bool:
+    """True for a `Const` with no inputs whose value is at most `_COPY_CONST_MAX_BYTES`."""
+    if node.op != "Const" or node.inputs:
+        return False
+    value = node.attrs.get("value")
+    return getattr(value, "nbytes", _COPY_CONST_MAX_BYTES + 1) <= _COPY_CONST_MAX_BYTES
+
+
 def _zero() -> object:
     import numpy as np
 
@@ -193,7 +213,8 @@ def _rounds(nodes: list[NodeSpec], placement: dict[str, str]) -> dict[str, int]:
                 continue
             here = placement[node.name]
             rounds[node.name] = max(
-                (rounds[p] + (placement[p] != here) for p in preds), default=0
+                (rounds[p] + (placement[p] != here and not _copyable(by_name[p]))
+                 for p in preds), default=0
             )
     return rounds
 
