@@ -42,6 +42,10 @@ def _shared_memory(config: Any) -> bool:
     return not (config is not None and config.tensorweave.disable_shared_memory)
 
 
+def _local_rpc(config: Any) -> bool:
+    return not (config is not None and config.tensorweave.disable_local_rpc)
+
+
 def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
     """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
     to come up (logging every few seconds).
@@ -60,7 +64,7 @@ def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
         remote = GrpcRemoteWorker(f"target {target}", address)
         server_def = _wait_for(lambda t: remote.get_server_def(t), target, _timeout_s(config))
     return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config),
-                                   _shared_memory(config))
+                                   _shared_memory(config), _local_rpc(config))
 
 
 def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:

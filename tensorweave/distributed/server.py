@@ -3,7 +3,8 @@ service (follows TensorFlow's `server_lib.Server` and `GrpcServer`).
 
 Differences from TensorFlow: the server binds the host named in the cluster spec (TF binds
 0.0.0.0); `stop()` really stops it and frees the port (TF has no shutdown); `join(timeout)`
-returns once the server stops or the timeout passes.
+returns once the server stops or the timeout passes; on Linux it also serves the per-step
+worker calls to peers on the same host over a Unix domain socket (`transport.local_rpc`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.master import Master
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
+from tensorweave.distributed.transport import local_rpc as local_rpc_lib
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
 
@@ -82,7 +84,11 @@ class Server:
             self._set_own_port(job, task, host)
         prefer_local = not sd.default_session_config.rpc_options.use_rpc_for_inprocess_master
         shared_memory = not sd.default_session_config.tensorweave.disable_shared_memory
-        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local, shared_memory)
+        local_rpc = not sd.default_session_config.tensorweave.disable_local_rpc
+        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local, shared_memory,
+                                  local_rpc)
+        self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
+                                                        self._port) if local_rpc else None)
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -108,7 +114,8 @@ class Server:
                 None, None, "The cluster of a started server cannot change")
         self._server_def.cluster.CopyFrom(cluster.as_cluster_def())
         self._cache = WorkerCache(ClusterSpec(self._server_def.cluster),
-                                  self._cache.prefer_local, self._cache.shared_memory)
+                                  self._cache.prefer_local, self._cache.shared_memory,
+                                  self._cache.local_rpc)
         self.worker.worker_cache = self._cache
         self.master = Master(self.worker.task_name, self._cache,
                              self._server_def.default_session_config)
@@ -129,6 +136,12 @@ class Server:
         return f"grpc://localhost:{self._port}"
 
     @property
+    def local_rpc_calls(self) -> int | None:
+        """Calls this server answered over its same-host socket (None when it has none;
+        see `transport.local_rpc`)."""
+        return self._local_rpc.calls if self._local_rpc is not None else None
+
+    @property
     def address(self) -> str:
         """This task's address in the cluster spec."""
         sd = self._server_def
@@ -147,6 +160,8 @@ class Server:
                 log.info("Server already started (target: %s)", self.target)
                 return
             self._grpc.start()
+            if self._local_rpc is not None:
+                self._local_rpc.start()
             self._started = True
             LocalServers.register(self.address, self)
             LocalServers.register(f"localhost:{self._port}", self)
@@ -168,6 +183,8 @@ class Server:
             self._stopped.set()
             LocalServers.unregister(self.address, self)
             LocalServers.unregister(f"localhost:{self._port}", self)
+        if self._local_rpc is not None:
+            self._local_rpc.stop()
         self.worker.stop()
         self._grpc.stop(grace).wait(grace + 1.0 if grace else None)
         self._cache.close()

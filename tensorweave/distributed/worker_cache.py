@@ -74,13 +74,17 @@ class WorkerCache:
         False, e.g. with `RPCOptions.use_rpc_for_inprocess_master`, to force gRPC).
       shared_memory: let gRPC workers on this host exchange large tensors through /dev/shm
         (False with `TensorweaveOptions.disable_shared_memory`).
+      local_rpc: call workers on this host over their Unix domain socket when they have
+        one (False with `TensorweaveOptions.disable_local_rpc`; see
+        `transport.local_rpc`).
     """
 
     def __init__(self, cluster: ClusterSpec, prefer_local: bool = True,
-                 shared_memory: bool = True):
+                 shared_memory: bool = True, local_rpc: bool = True):
         self.cluster = cluster
         self.prefer_local = prefer_local
         self.shared_memory = shared_memory
+        self.local_rpc = local_rpc
         self._workers: dict[str, Any] = {}
         self._channels: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -125,7 +129,8 @@ class WorkerCache:
                 channel = self._channels.get(address)
                 if channel is None:
                     channel = self._channels[address] = make_channel(address)
-            worker = GrpcRemoteWorker(name, address, channel, self.shared_memory)
+            worker = GrpcRemoteWorker(name, address, channel, self.shared_memory,
+                                      self.local_rpc)
         with self._lock:
             return self._workers.setdefault(name, worker)
 
@@ -150,6 +155,10 @@ class WorkerCache:
         """Closes the gRPC channels."""
         with self._lock:
             channels, self._channels = list(self._channels.values()), {}
-            self._workers.clear()
+            workers, self._workers = list(self._workers.values()), {}
+        for w in workers:
+            close = getattr(w, "close", None)
+            if close is not None:
+                close()
         for ch in channels:
             ch.close()

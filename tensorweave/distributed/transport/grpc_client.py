@@ -19,8 +19,10 @@ import grpc
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
 from tensorweave.distributed.transport import codec, shm
+from tensorweave.distributed.transport.local_rpc import LocalRpcClient
 from tensorweave.distributed.transport.grpc_server import (
     CHANNEL_OPTIONS,
+    LOCAL_METHODS,
     MASTER_SERVICE,
     TW_WORKER_SERVICE,
     WORKER_SERVICE,
@@ -42,10 +44,12 @@ def make_channel(address: str) -> grpc.Channel:
 
 
 class _Stub:
-    def __init__(self, channel: grpc.Channel, task: str, address: str):
+    def __init__(self, channel: grpc.Channel, task: str, address: str,
+                 local: LocalRpcClient | None = None):
         self.channel = channel
         self.task = task
         self.address = address
+        self.local = local
         self._methods: dict[str, Any] = {}
 
     def method(self, path: str, kind: str = "unary_unary") -> Any:
@@ -56,10 +60,14 @@ class _Stub:
 
     def call(self, path: str, request: Any, timeout_s: float | None = CONTROL_TIMEOUT_S,
              wait_for_ready: bool = False) -> bytes:
+        data = request.SerializeToString()
+        if self.local is not None and path in LOCAL_METHODS and not wait_for_ready:
+            # NOTE: None when the peer has no same-host socket: gRPC below.
+            out = self.local.call(path, data, timeout_s)
+            if out is not None:
+                return out
         try:
-            return self.method(path)(
-                request.SerializeToString(), timeout=timeout_s, wait_for_ready=wait_for_ready
-            )
+            return self.method(path)(data, timeout=timeout_s, wait_for_ready=wait_for_ready)
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.task, self.address) from None
 
@@ -73,13 +81,17 @@ class GrpcRemoteWorker:
       channel: an existing channel to reuse (one per address per cache).
       shared_memory: hand large tensors over as /dev/shm files when the task runs on this
         host (see `shm`); False always uses gRPC streams.
+      local_rpc: make the per-step calls (`RunGraph`, `RecvTensors`, `CleanupGraph`) over
+        the task's Unix domain socket when it runs on this host (see `local_rpc`).
     """
 
     def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
-                 shared_memory: bool = True):
+                 shared_memory: bool = True, local_rpc: bool = True):
         self.task_name = task_name
         self.address = address
-        self._stub = _Stub(channel or make_channel(address), task_name, address)
+        local = (LocalRpcClient(task_name, address)
+                 if local_rpc and shm.is_local_address(address) else None)
+        self._stub = _Stub(channel or make_channel(address), task_name, address, local)
         self._shm = shm.PeerState(address, shared_memory)
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -97,6 +109,11 @@ class GrpcRemoteWorker:
                     max_workers=64, thread_name_prefix="tw-rpc"
                 )
             return self._pool
+
+    def close(self) -> None:
+        """Closes idle same-host connections (the channel belongs to the cache)."""
+        if self._stub.local is not None:
+            self._stub.local.close()
 
     # -------------------------------------------------------- control calls
     def get_status(self, timeout_s: float | None = None, wait_for_ready: bool = True):

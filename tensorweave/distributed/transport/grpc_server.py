@@ -36,6 +36,11 @@ from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 WORKER_SERVICE = "tensorflow.grpc.WorkerService"
 MASTER_SERVICE = "tensorflow.grpc.MasterService"
 TW_WORKER_SERVICE = "tensorweave.grpc.WorkerService"
+# The per-step calls that also travel over the same-host socket (see `local_rpc`).
+LOCAL_METHODS = frozenset({
+    f"/{WORKER_SERVICE}/RunGraph", f"/{WORKER_SERVICE}/RecvTensor",
+    f"/{WORKER_SERVICE}/CleanupGraph", f"/{TW_WORKER_SERVICE}/RecvTensors",
+})
 
 CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", -1),
@@ -260,6 +265,18 @@ class WorkerServicer:
 
     def get_server_def(self, request: bytes, context: Any) -> bytes:
         return self._server_def().SerializeToString()
+
+    def local_handlers(self) -> dict[str, Callable[[bytes, Any], bytes]]:
+        """The per-step unary methods by gRPC path, for the same-host socket
+        (`local_rpc`)."""
+        handlers = {
+            f"/{WORKER_SERVICE}/RunGraph": _guard(self.run_graph),
+            f"/{WORKER_SERVICE}/RecvTensor": _guard(self.recv_tensor),
+            f"/{WORKER_SERVICE}/CleanupGraph": _guard(self.cleanup_graph),
+            f"/{TW_WORKER_SERVICE}/RecvTensors": _guard(self.recv_tensors),
+        }
+        assert set(handlers) == LOCAL_METHODS
+        return handlers
 
     def handlers(self) -> list[Any]:
         unary = grpc.unary_unary_rpc_method_handler

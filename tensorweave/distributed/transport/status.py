@@ -30,15 +30,21 @@ def from_rpc_error(e: grpc.RpcError, task: str, address: str) -> errors.OpError:
     code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
     details = (e.details() if hasattr(e, "details") else str(e)) or ""
     number = code.value[0] if code is not None else errors.UNKNOWN
-    if code == grpc.StatusCode.UNAVAILABLE:
+    return error_from_status(number, details, task, address)
+
+
+def error_from_status(code: int, details: str, task: str, address: str) -> errors.OpError:
+    """An `OpError` for a call to `task` that ended with canonical status `code` (see
+    `from_rpc_error`; also used by the same-host transport)."""
+    if code == errors.UNAVAILABLE:
         message = f"{task} at {address} is unreachable: {details}"
-    elif code == grpc.StatusCode.DEADLINE_EXCEEDED and task not in details:
+    elif code == errors.DEADLINE_EXCEEDED and task not in details:
         message = f"Deadline exceeded in a call to {task} at {address}: {details}"
-    elif code == grpc.StatusCode.CANCELLED and not details:
+    elif code == errors.CANCELLED and not details:
         message = f"Call to {task} was cancelled"
     else:
         message = details
-    return errors.make_error(number, message)
+    return errors.make_error(code, message)
 
 
 def error_from_code(code: int, message: str) -> errors.OpError | None:
