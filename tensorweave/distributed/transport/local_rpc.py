@@ -1,4 +1,4 @@
-"""Same-host calls over a Unix domain socket: a fast path beside gRPC for co-located tasks.
+r"""Same-host calls over a Unix domain socket: a fast path beside gRPC for co-located tasks.
 
 Why: a gRPC Python round trip costs ~450 us on loopback on a 2-core machine (~200 us of
 client CPU and ~300 us of server CPU, most of it in gRPC's thread hand-offs), and an
@@ -9,7 +9,7 @@ instead: ~50 us a round trip, ~20 us of client CPU, the handler running on the t
 that read the request.
 
 Where it applies: a started `Server` on Linux also listens on the abstract socket
-`\\0tensorweave-rpc-<port>` (no file; it vanishes with the process) and serves
+`\0tensorweave-rpc-<port>` (no file; it vanishes with the process) and serves
 `LOCAL_METHODS` (the per-step worker calls) with the very handlers of its gRPC service.
 A client whose peer address is on this host (`shm.is_local_address`) tries that socket
 first and uses gRPC when it cannot connect (another OS or network namespace, a peer that
@@ -306,7 +306,7 @@ class LocalRpcClient:
             _send_frame(sock, header + method_bytes, payload)
             code, _, length = _RESPONSE.unpack(self._recv(sock, _RESPONSE.size, deadline))
             body = bytes(self._recv(sock, length, deadline))
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             sock.close()
             raise errors.DeadlineExceededError(
                 None, None, f"Deadline exceeded in a call to {self.task} at {self.address}: "
