@@ -32,6 +32,8 @@ class RunGraphCall:
     record_timeline: bool = False
     timeout_s: float | None = None
     cancellation: CancellationManager | None = None
+    # NOTE: True when the step has no other partition: nothing can ask for a rollback.
+    single_partition: bool = False
 
 
 @dataclasses.dataclass

@@ -270,7 +270,8 @@ class MasterSession:
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
         call = RunGraphCall(self.handle, part.graph_handle, step_id,
                             {key: feeds[t] for t, key in part.feed_keys.items()},
-                            list(part.fetch_keys.values()), trace, timeout, cancellation)
+                            list(part.fetch_keys.values()), trace, timeout, cancellation,
+                            single_partition=True)
         try:
             return {part.task: part.worker.run_graph(call)}
         except errors.OpError as e:

@@ -214,7 +214,11 @@ class Worker:
             cancellation.deregister(token)
             self._track(step_id, cancellation, False)
             self.rendezvous.end_local(step_id)
-        self._remember_undo(step_id, ctx.undo_log)
+        if not call.single_partition:
+            # NOTE: kept for a rollback the master may ask for (another partition failed);
+            # a single-partition step has none, and old values of big variables would
+            # otherwise stay alive for the whole window.
+            self._remember_undo(step_id, ctx.undo_log)
         recvs = dict(zip(graph.fetch_keys, values))
         return RunGraphResult(
             {k: recvs[k] for k in call.recv_keys if k in recvs},

@@ -211,6 +211,7 @@ class GrpcRemoteWorker:
             session_handle=call.session_handle, graph_handle=call.graph_handle,
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
             store_errors_in_response_body=True, tensorweave_accept_shm=use_shm,
+            tensorweave_single_partition=call.single_partition,
         )
         req.exec_opts.record_timeline = call.record_timeline
         outbox = shm.client_outbox() if use_shm else None

@@ -193,6 +193,7 @@ class WorkerServicer:
         call = RunGraphCall(
             req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
             req.exec_opts.record_timeline, _time_remaining(context), cancellation,
+            req.tensorweave_single_partition,
         )
         try:
             result = self._w.run_graph(call)

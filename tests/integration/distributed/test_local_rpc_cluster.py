@@ -79,3 +79,29 @@ def test_stopped_peer_is_unavailable_over_the_local_socket(cluster):
         ps.stop()
         with pytest.raises(tf.errors.UnavailableError, match="/job:ps/replica:0/task:0"):
             sess.run(doubled, options=tf.RunOptions(timeout_in_ms=5000))
+
+
+@pytest.mark.parametrize("use_rpc", [False, True])
+def test_single_partition_steps_keep_no_undo_log(cluster, use_rpc):
+    """A step with one partition cannot be asked to roll back: its variable writes leave
+    no undo entry (old values of big variables are not kept alive); a step spanning two
+    tasks keeps one until the rollback window passes."""
+    worker, ps = cluster
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.zeros([1000]), name="v")
+            p = tf.placeholder(tf.float32, [1000])
+            assign_on_ps = v.assign(p)
+        with tf.device("/job:worker/task:0"):
+            fed_from_worker = tf.identity(p) * 2.0
+        assign_across = v.assign(fed_from_worker)
+    config = _config() if use_rpc else None
+    with tf.Session(worker.target, graph=g, config=config) as sess:
+        sess.run(v.initializer)
+        ps.worker._undo.clear()
+        sess.run(assign_on_ps.op, {p: np.ones(1000, np.float32)})
+        assert len(ps.worker._undo) == 0
+        sess.run(assign_across.op, {p: np.ones(1000, np.float32)})
+        assert len(ps.worker._undo) == 1
+        np.testing.assert_allclose(sess.run(v)[:3], [2.0, 2.0, 2.0])
