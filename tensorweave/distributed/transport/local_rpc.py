@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import socket
 import struct
 import sys
@@ -92,6 +91,21 @@ def _recv_exact(sock: socket.socket, n: int) -> bytearray:
             raise EOFError("connection closed")
         got += k
     return buf
+
+
+def _still_open(sock: socket.socket) -> bool:
+    """True for an idle connection its server has not closed (nothing to read yet)."""
+    try:
+        sock.setblocking(False)
+        try:
+            sock.recv(1, socket.MSG_PEEK)  # NOTE: end of stream, or stray bytes
+            return False
+        finally:
+            sock.setblocking(True)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
 
 
 def _send_frame(sock: socket.socket, header: bytes, body: bytes) -> None:
@@ -271,8 +285,7 @@ class LocalRpcClient:
                 sock = self._idle.pop() if self._idle else None
             if sock is None:
                 break
-            # NOTE: an idle connection is readable only when its server closed it.
-            if not select.select([sock], [], [], 0)[0]:
+            if _still_open(sock):
                 return sock
             sock.close()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
