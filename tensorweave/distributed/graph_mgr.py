@@ -30,8 +30,7 @@ class RegisteredGraph:
       plan: the executor plan of the partition's own nodes.
       feed_keys: client feed keys, in the plan's feed order.
       fetch_keys: client fetch keys, in the plan's fetch order.
-      recv_groups: (sender task, round, keys) pulled from a peer in one message each; the
-        round is the `_recv_batch` of the keys (0: needs nothing this step sent first).
+      recv_groups: (sender task, keys) pulled from a peer in one message each.
       graph_def: the partition as received (for `RunMetadata.partition_graphs`).
     """
 
@@ -65,5 +64,4 @@ class RegisteredGraph:
                     )
             body.append(n)
         self.plan = Plan(body, feeds, fetches, device)
-        self.recv_groups = [(task, batch, keys)
-                            for (task, batch), keys in sorted(groups.items())]
+        self.recv_groups = [(task, keys) for (task, _), keys in sorted(groups.items())]

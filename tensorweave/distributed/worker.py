@@ -201,17 +201,8 @@ class Worker:
         token = cancellation.register(rdv.abort)
         self._track(step_id, cancellation, True)
         try:
-            later = []
-            for task, batch, keys in graph.recv_groups:
-                if batch == 0:
-                    self._start_remote_recv(task, step_id, keys, rdv, ctx)
-                else:
-                    later.append((task, step_id, keys, rdv, ctx))
-            if later:
-                # NOTE: values of later rounds depend on what this partition sends first
-                # (a ps's gradients on the weights it sends): ask for them once the
-                # partition has run all it can, so its own sends go out first.
-                ctx.before_block = [lambda: [self._start_remote_recv(*g) for g in later]]
+            for task, keys in graph.recv_groups:
+                self._start_remote_recv(task, step_id, keys, rdv, ctx)
             feeds = [self._feed(call, rdv, k) for k in graph.feed_keys]
             stats = StepStatsCollector(self.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)

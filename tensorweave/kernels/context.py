@@ -26,7 +26,6 @@ class StepContext:
         "undo_log",
         "device",
         "extra",
-        "before_block",
     )
 
     def __init__(
@@ -46,10 +45,6 @@ class StepContext:
         self.undo_log: list[tuple[Var, Any, Any]] = []
         self.device = device
         self.extra: dict[str, Any] = {}
-        # NOTE: run by the executor once, right before it first waits for an asynchronous
-        # kernel (e.g. to ask peers for values only needed after this partition's first
-        # sends went out).
-        self.before_block: list[Any] | None = None
 
     def assign(self, var: Var, value: Any) -> Any:
         """Replaces the value of `var` (copy-on-write) and records the old one for rollback.

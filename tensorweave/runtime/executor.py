@@ -296,10 +296,6 @@ class Plan:
                         self._release(i, pending, ready)
                     if not remaining:
                         break
-                    if ctx.before_block:
-                        hooks, ctx.before_block = ctx.before_block, None
-                        for hook in hooks:
-                            hook()
                     i, r, err, start = self._wait(ctx, completions, waiting)
                     waiting.discard(i)
                     entry = self._entries[i]

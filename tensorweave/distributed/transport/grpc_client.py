@@ -58,13 +58,6 @@ class _Stub:
             m = self._methods[path] = getattr(self.channel, kind)(path)
         return m
 
-    def start(self, path: str, request: Any, timeout_s: float | None) -> Any:
-        """Sends `request` over the same-host socket without waiting (see
-        `LocalRpcClient.start`); None when that path does not apply (use `call`)."""
-        if self.local is None or path not in LOCAL_METHODS:
-            return None
-        return self.local.start(path, request.SerializeToString(), timeout_s)
-
     def call(self, path: str, request: Any, timeout_s: float | None = CONTROL_TIMEOUT_S,
              wait_for_ready: bool = False) -> bytes:
         data = request.SerializeToString()
@@ -99,7 +92,6 @@ class GrpcRemoteWorker:
         local = (LocalRpcClient(task_name, address)
                  if local_rpc and shm.is_local_address(address) else None)
         self._stub = _Stub(channel or make_channel(address), task_name, address, local)
-        self._shm_min_bytes = shm.LOCAL_RPC_MIN_BYTES if local is not None else shm.MIN_BYTES
         self._shm = shm.PeerState(address, shared_memory)
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -197,14 +189,12 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the step's error, or the transport error naming this task.
         """
-        return self._run_graph_result(call, self._start_run_graph(call, self._shm.usable()))
-
-    def _run_graph_result(self, call: RunGraphCall, started: Any) -> RunGraphResult:
-        resp = self._finish_run_graph(call, started)
+        use_shm = self._shm.usable()
+        resp = self._run_graph(call, use_shm)
         if resp.tensorweave_send_shm_rejected:
             # NOTE: the worker read none of it and ran nothing: resend over gRPC.
             self._shm.failed("the task could not read our feed files")
-            resp = self._finish_run_graph(call, self._start_run_graph(call, False))
+            resp = self._run_graph(call, False)
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
@@ -216,34 +206,7 @@ class GrpcRemoteWorker:
         stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
         return RunGraphResult(recvs, stats)
 
-    def _start_run_graph(self, call: RunGraphCall, use_shm: bool) -> tuple:
-        """Builds the request (writing feed files) and, over the same-host socket, sends
-        it; `_finish_run_graph` completes the call."""
-        req, files, outbox = self._run_graph_request(call, use_shm)
-        try:
-            pending = self._stub.start(self._tf("RunGraph"), req, call.timeout_s)
-        except errors.OpError:
-            self._discard(files, outbox)
-            raise
-        return req, files, outbox, pending
-
-    def _finish_run_graph(self, call: RunGraphCall, started: tuple) -> Any:
-        req, files, outbox, pending = started
-        try:
-            data = (pending.finish() if pending is not None
-                    else self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
-            return worker_pb2.RunGraphResponse.FromString(data)
-        finally:
-            self._discard(files, outbox)
-
-    @staticmethod
-    def _discard(files: list[Any], outbox: Any) -> None:
-        # NOTE: the worker reads (and unlinks) feed files before it runs the graph, so
-        # whatever is left once the call returned is garbage.
-        for msg in files:
-            outbox.discard(msg.path)
-
-    def _run_graph_request(self, call: RunGraphCall, use_shm: bool) -> tuple:
+    def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
         req = worker_pb2.RunGraphRequest(
             session_handle=call.session_handle, graph_handle=call.graph_handle,
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
@@ -255,7 +218,7 @@ class GrpcRemoteWorker:
         files: list[Any] = []
         try:
             for key, value in call.sends.items():
-                if use_shm and shm.fits(value, self._shm_min_bytes):
+                if use_shm and shm.fits(value):
                     try:
                         files.append(shm.write(key, value, outbox))
                         continue
@@ -265,11 +228,14 @@ class GrpcRemoteWorker:
                     codec.encode(value, req.send.add(name=key).tensor)
                 else:
                     self.push_tensor(call.step_id, key, value, call.timeout_s)
-        except BaseException:
-            self._discard(files, outbox)
-            raise
-        req.tensorweave_send_shm.extend(files)
-        return req, files, outbox
+            req.tensorweave_send_shm.extend(files)
+            return worker_pb2.RunGraphResponse.FromString(
+                self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
+        finally:
+            # NOTE: the worker reads (and unlinks) feed files before it runs the graph, so
+            # whatever is left once the call returned is garbage.
+            for msg in files:
+                outbox.discard(msg.path)
 
     def _take_shm(self, step_id: int, msgs: Any, timeout_s: float | None,
                   writable: bool = False) -> dict[str, Any]:
@@ -285,25 +251,9 @@ class GrpcRemoteWorker:
         return got
 
     def run_graph_async(self, call: RunGraphCall, done: Done) -> Canceller:
-        """`run_graph` on one of this worker's threads; cancelling sends `CleanupGraph`.
-
-        Over the same-host socket the request is sent from the calling thread (so the
-        partition starts at once) and only the answer is awaited on the pool's thread;
-        feeds that need a tensor stream are all handled on the pool's thread.
-        """
-        canceller = lambda err: self.cleanup_graph(call.step_id)  # noqa: E731
-        if self._stub.local is None or not all(
-                codec.is_inline(v) or shm.fits(v, self._shm_min_bytes)
-                for v in call.sends.values()):
-            self._threads().submit(_complete, self.run_graph, (call,), done)
-            return canceller
-        try:
-            started = self._start_run_graph(call, self._shm.usable())
-        except errors.OpError as e:
-            done(None, e)
-            return canceller
-        self._threads().submit(_complete, self._run_graph_result, (call, started), done)
-        return canceller
+        """`run_graph` on one of this worker's threads; cancelling sends `CleanupGraph`."""
+        self._threads().submit(_complete, self.run_graph, (call,), done)
+        return lambda err: self.cleanup_graph(call.step_id)
 
     def recv_tensors(self, step_id: int, keys: list[str],
                      timeout_s: float | None = None) -> list[Any]:
@@ -312,17 +262,10 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the sender's error, or the transport error naming this task.
         """
-        req = self._recv_tensors_request(step_id, keys)
-        return self._recv_tensors_result(
-            self._stub.call(self._tw("RecvTensors"), req, timeout_s), step_id, keys, timeout_s)
-
-    def _recv_tensors_request(self, step_id: int, keys: list[str]) -> Any:
-        return transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
-                                                accept_shm=self._shm.usable())
-
-    def _recv_tensors_result(self, data: bytes, step_id: int, keys: list[str],
-                             timeout_s: float | None) -> list[Any]:
-        resp = transport_pb2.RecvTensorsResponse.FromString(data)
+        req = transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
+                                               accept_shm=self._shm.usable())
+        resp = transport_pb2.RecvTensorsResponse.FromString(
+            self._stub.call(self._tw("RecvTensors"), req, timeout_s))
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
@@ -334,22 +277,9 @@ class GrpcRemoteWorker:
 
     def recv_tensors_async(self, step_id: int, keys: list[str], done: Done,
                            timeout_s: float | None = None) -> Canceller:
-        """`recv_tensors` on one of this worker's threads (over the same-host socket the
-        request is sent from the calling thread, see `run_graph_async`). A cancelled step
-        ends the wait through the master's `CleanupGraph` to the sender, so the canceller
-        does nothing."""
-        try:
-            pending = self._stub.start(self._tw("RecvTensors"),
-                                       self._recv_tensors_request(step_id, keys), timeout_s)
-        except errors.OpError as e:
-            done(None, e)
-            return lambda err: None
-        if pending is None:
-            self._threads().submit(_complete, self.recv_tensors, (step_id, keys, timeout_s),
-                                   done)
-        else:
-            self._threads().submit(_complete, lambda: self._recv_tensors_result(
-                pending.finish(), step_id, keys, timeout_s), (), done)
+        """`recv_tensors` on one of this worker's threads. A cancelled step ends the wait
+        through the master's `CleanupGraph` to the sender, so the canceller does nothing."""
+        self._threads().submit(_complete, self.recv_tensors, (step_id, keys, timeout_s), done)
         return lambda err: None
 
     # ------------------------------------------------------- tensor streams

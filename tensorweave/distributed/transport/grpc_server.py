@@ -91,11 +91,6 @@ def _guard(fn: Callable[[bytes, Any], bytes]) -> Callable[[bytes, Any], bytes]:
     return handler
 
 
-def _shm_min_bytes(context: Any) -> int:
-    """The smallest tensor worth a /dev/shm file for this caller (see `shm`)."""
-    return shm.LOCAL_RPC_MIN_BYTES if getattr(context, "local_rpc", False) else shm.MIN_BYTES
-
-
 def wait_for(context: Any, start: Callable[[Any], Any], what: str) -> Any:
     """Runs an asynchronous service call and blocks this handler thread until it finishes,
     the caller cancels, or the call's deadline passes."""
@@ -142,10 +137,10 @@ class WorkerServicer:
         return True
 
     def _add_value(self, step_id: int, key: str, value: Any, use_shm: bool, inline: Any,
-                   files: Any, deferred: Any, min_bytes: int | None = None) -> None:
+                   files: Any, deferred: Any) -> None:
         """Puts a result into a response: as a /dev/shm file, inline, or stashed for a
         `RecvTensorStream` (its key in `deferred`)."""
-        if use_shm and shm.fits(value, min_bytes):
+        if use_shm and shm.fits(value):
             try:
                 files.append(shm.write(key, value, self._w.shm_outbox, (step_id, key)))
                 return
@@ -211,8 +206,7 @@ class WorkerServicer:
         use_shm = req.tensorweave_accept_shm and self._shm_allowed()
         for key, value in result.recvs.items():
             self._add_value(req.step_id, key, value, use_shm, resp.recv,
-                            resp.tensorweave_recv_shm, resp.tensorweave_deferred_key,
-                            _shm_min_bytes(context))
+                            resp.tensorweave_recv_shm, resp.tensorweave_deferred_key)
         if result.step_stats is not None:
             resp.step_stats.dev_stats.add().CopyFrom(result.step_stats)
         return resp.SerializeToString()
@@ -244,7 +238,7 @@ class WorkerServicer:
         use_shm = req.accept_shm and self._shm_allowed()
         for key, value in zip(keys, values):
             self._add_value(req.step_id, key, value, use_shm, resp.tensor, resp.shm_tensor,
-                            resp.deferred_key, _shm_min_bytes(context))
+                            resp.deferred_key)
         return resp.SerializeToString()
 
     def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:

@@ -127,8 +127,6 @@ class _Abort(Exception):
 class _Context:
     """The part of `grpc.ServicerContext` the worker handlers use."""
 
-    local_rpc = True  # the handlers' mark of a same-host call
-
     def __init__(self, timeout_s: float):
         self._deadline = time.monotonic() + timeout_s if timeout_s >= 0 else None
         self.callbacks: list[Callable[[], Any]] = []
@@ -307,21 +305,6 @@ class LocalRpcClient:
           DeadlineExceededError: no answer within `timeout_s` seconds.
           OpError: the error the handler answered with.
         """
-        pending = self.start(method, payload, timeout_s)
-        return None if pending is None else pending.finish()
-
-    def start(self, method: str, payload: bytes, timeout_s: float | None) -> PendingCall | None:
-        """Sends one call without waiting for its answer (`PendingCall.finish` waits).
-
-        Sending from the caller's thread gets the request to the peer at once; a thread
-        that only waits for the answer may not get the GIL until the caller blocks.
-
-        Returns:
-          The pending call, or None when the peer has no local socket (use gRPC).
-
-        Raises:
-          UnavailableError: the connection broke while sending.
-        """
         if self._name is None:
             return None
         sock = self._connection()
@@ -331,13 +314,31 @@ class LocalRpcClient:
         method_bytes = method.encode()
         header = _REQUEST.pack(len(method_bytes), 0, -1.0 if timeout_s is None else timeout_s,
                                len(payload))
-        pending = PendingCall(self, sock, deadline)
         try:
             sock.settimeout(timeout_s)
             _send_frame(sock, header + method_bytes, payload)
-        except (TimeoutError, EOFError, OSError) as e:
-            pending.fail(e)
-        return pending
+            code, _, length = _RESPONSE.unpack(self._recv(sock, _RESPONSE.size, deadline))
+            body = bytes(self._recv(sock, length, deadline))
+        except TimeoutError:
+            sock.close()
+            raise errors.DeadlineExceededError(
+                None, None, f"Deadline exceeded in a call to {self.task} at {self.address}: "
+                "Deadline Exceeded") from None
+        except (EOFError, OSError) as e:
+            sock.close()
+            raise errors.UnavailableError(
+                None, None, f"{self.task} at {self.address} is unreachable: {e}") from None
+        self._release(sock)
+        if code:
+            raise error_from_status(code, body.decode(errors="replace"), self.task,
+                                    self.address)
+        return body
+
+    @staticmethod
+    def _recv(sock: socket.socket, n: int, deadline: float | None) -> bytearray:
+        if deadline is not None:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        return _recv_exact(sock, n)
 
     def _release(self, sock: socket.socket) -> None:
         sock.settimeout(None)
@@ -353,46 +354,3 @@ class LocalRpcClient:
             idle, self._idle = self._idle, []
         for sock in idle:
             sock.close()
-
-
-class PendingCall:
-    """A call whose request was sent; `finish` waits for its answer (once)."""
-
-    def __init__(self, client: LocalRpcClient, sock: socket.socket, deadline: float | None):
-        self._client = client
-        self._sock = sock
-        self._deadline = deadline
-
-    def _recv(self, n: int) -> bytearray:
-        if self._deadline is not None:
-            self._sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
-        return _recv_exact(self._sock, n)
-
-    def fail(self, e: BaseException) -> None:
-        """Closes the connection and raises the error `e` (a socket error) maps to."""
-        self._sock.close()
-        client = self._client
-        if isinstance(e, TimeoutError):
-            raise errors.DeadlineExceededError(
-                None, None, f"Deadline exceeded in a call to {client.task} at "
-                f"{client.address}: Deadline Exceeded") from None
-        raise errors.UnavailableError(
-            None, None, f"{client.task} at {client.address} is unreachable: {e}") from None
-
-    def finish(self) -> bytes:
-        """Waits for the answer; returns the response bytes.
-
-        Raises:
-          UnavailableError, DeadlineExceededError, or the handler's error (see
-          `LocalRpcClient.call`).
-        """
-        try:
-            code, _, length = _RESPONSE.unpack(self._recv(_RESPONSE.size))
-            body = bytes(self._recv(length))
-        except (TimeoutError, EOFError, OSError) as e:
-            self.fail(e)
-        self._client._release(self._sock)
-        if code:
-            raise error_from_status(code, body.decode(errors="replace"), self._client.task,
-                                    self._client.address)
-        return body

@@ -78,10 +78,6 @@ SHM_DIR = "/dev/shm"
 # syscalls). Measured between two processes on a 2-core VM: inline won at 128 KiB (~20%),
 # shm won from 256 KiB (~35%) and by ~3x at 1 MiB.
 MIN_BYTES = 256 << 10
-# NOTE: over the same-host socket (`local_rpc`) a message costs a memcpy per side, not
-# gRPC's several: there, tensors below this ride inline (measured on the digits MLP's
-# 256 KiB weight: a file costs ~250 us, inline ~60 us).
-LOCAL_RPC_MIN_BYTES = 1 << 20
 TTL_S = 60.0
 RETRY_AFTER_S = 300.0
 STALE_AGE_S = 600.0
@@ -200,11 +196,10 @@ def is_local_address(address: str) -> bool:
     return hit
 
 
-def fits(value: Any, min_bytes: int | None = None) -> bool:
-    """True when `value` (an ndarray) should travel through shared memory if possible:
-    at least `min_bytes` (default `MIN_BYTES`), not a string tensor."""
+def fits(value: Any) -> bool:
+    """True when `value` (an ndarray) should travel through shared memory if possible."""
     return (type(value) is np.ndarray and value.dtype != object
-            and value.nbytes >= (MIN_BYTES if min_bytes is None else min_bytes))
+            and value.nbytes >= MIN_BYTES)
 
 
 # ------------------------------------------------------------------ files
