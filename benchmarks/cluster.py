@@ -10,10 +10,15 @@ Workloads (median over `--reps` repetitions where a workload is repeated):
   host, so large tensors go through /dev/shm files (`shared_memory` says whether that path
   was available); with `--no-shm`, `fetch_MBps_no_shm` / `push_MBps_no_shm` repeat them with
   `ConfigProto.tensorweave.disable_shared_memory` (pure gRPC streams).
+* Tasks of one host make their per-step calls over a Unix domain socket
+  (`transport.local_rpc`); with `--grpc-only`, `remote_scalar_read_us_grpc_only` and
+  `fetch_MBps_grpc_only` / `push_MBps_grpc_only` repeat the read and the transfers with
+  `disable_local_rpc` and `disable_shared_memory` (every byte through gRPC).
 * `training` (with `--training`): async between-graph training of the digits MLP
   (batch 128, SGD lr 0.1), 2 workers x `--train-steps` steps, with 1 and with 2 ps.
 
-Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--no-shm] [--training]`.
+Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--no-shm] [--grpc-only]
+[--training]`.
 """
 
 from __future__ import annotations
@@ -83,6 +88,19 @@ def _latency(fn, runs: int) -> dict:
             "p99_us": round(float(np.percentile(us, 99)), 1), "runs": runs}
 
 
+def bench_read_grpc_only(worker: str, runs: int) -> dict:
+    """The remote scalar read with the same-host socket off (gRPC only)."""
+    config = tf.ConfigProto()
+    config.tensorweave.disable_local_rpc = True
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="scalar_grpc")
+    with tf.Session("grpc://" + worker, graph=g, config=config) as sess:
+        sess.run(v.initializer)
+        return {"remote_scalar_read_us_grpc_only": _latency(lambda: sess.run(v), runs)}
+
+
 def bench_roundtrip_and_read(worker: str, ps: str, runs: int) -> dict:
     import grpc
 
@@ -104,16 +122,18 @@ def bench_roundtrip_and_read(worker: str, ps: str, runs: int) -> dict:
 
 
 def bench_transfer(worker: str, sizes_mib: list[int], reps: int,
-                   shared_memory: bool = True) -> dict:
+                   shared_memory: bool = True, suffix: str = "") -> dict:
     config = tf.ConfigProto()
     config.tensorweave.disable_shared_memory = not shared_memory
+    config.tensorweave.disable_local_rpc = suffix == "_grpc_only"
+    suffix = suffix or ("" if shared_memory else "_no_shm")
     fetch, push = {}, {}
     for mib in sizes_mib:
         n = mib * (1 << 20) // 4
         g = tf.Graph()
         with g.as_default():
             with tf.device("/job:ps/task:0"):
-                v = tf.Variable(tf.zeros([n]), name=f"big_{mib}")
+                v = tf.Variable(tf.zeros([n]), name=f"big_{mib}{suffix}")
                 p = tf.placeholder(tf.float32, [n])
                 assign = v.assign(p).op
         data = np.random.default_rng(0).random(n, dtype=np.float32)
@@ -122,7 +142,6 @@ def bench_transfer(worker: str, sizes_mib: list[int], reps: int,
             sess.run(assign, {p: data})
             fetch[f"{mib}MiB"] = _throughput(lambda: sess.run(v), n * 4, reps)
             push[f"{mib}MiB"] = _throughput(lambda: sess.run(assign, {p: data}), n * 4, reps)
-    suffix = "" if shared_memory else "_no_shm"
     return {f"fetch_MBps{suffix}": fetch, f"push_MBps{suffix}": push}
 
 
@@ -143,6 +162,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,16,128", help="MiB, comma separated")
     parser.add_argument("--no-shm", action="store_true",
                         help="also measure transfers with shared memory disabled (pure gRPC)")
+    parser.add_argument("--grpc-only", action="store_true",
+                        help="also measure the read and transfers through gRPC alone")
     parser.add_argument("--training", action="store_true", help="also run training workloads")
     parser.add_argument("--train-steps", type=int, default=1000)
     args = parser.parse_args()
@@ -161,6 +182,10 @@ def main() -> None:
         result.update(bench_transfer(cluster["worker"][0], sizes, args.reps))
         if args.no_shm:
             result.update(bench_transfer(cluster["worker"][0], sizes, args.reps, False))
+        if args.grpc_only:
+            result.update(bench_read_grpc_only(cluster["worker"][0], args.reads))
+            result.update(bench_transfer(cluster["worker"][0], sizes, args.reps, False,
+                                         "_grpc_only"))
     finally:
         _stop(procs)
     if args.training:

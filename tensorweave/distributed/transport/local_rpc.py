@@ -96,12 +96,8 @@ def _recv_exact(sock: socket.socket, n: int) -> bytearray:
 def _still_open(sock: socket.socket) -> bool:
     """True for an idle connection its server has not closed (nothing to read yet)."""
     try:
-        sock.setblocking(False)
-        try:
-            sock.recv(1, socket.MSG_PEEK)  # NOTE: end of stream, or stray bytes
-            return False
-        finally:
-            sock.setblocking(True)
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)  # NOTE: end of stream or junk
+        return False
     except BlockingIOError:
         return True
     except OSError:
@@ -164,6 +160,7 @@ class LocalRpcServer:
         self._conns: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._stopped = False
+        self._acceptor: threading.Thread | None = None
         self.calls = 0  # calls answered (a statistic)
 
     def start(self) -> bool:
@@ -180,8 +177,9 @@ class LocalRpcServer:
                      self._port, e)
             return False
         self._listener = listener
-        threading.Thread(target=self._accept_loop, name=f"tw-local-rpc-{self._port}",
-                         daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
+                                          name=f"tw-local-rpc-{self._port}")
+        self._acceptor.start()
         return True
 
     def _accept_loop(self) -> None:
@@ -258,6 +256,9 @@ class LocalRpcServer:
             except OSError:
                 pass
             s.close()
+        # NOTE: the name is free only once the accept() in progress has returned.
+        if self._acceptor is not None and self._acceptor is not threading.current_thread():
+            self._acceptor.join(5.0)
 
 
 # ------------------------------------------------------------------------------- client

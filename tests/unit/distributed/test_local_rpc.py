@@ -84,11 +84,12 @@ def test_no_socket_means_use_grpc(port):
 
 def test_deadline_and_context(port):
     release = threading.Event()
+    called_back = threading.Event()
     seen = {}
 
     def wait(request, context):
         seen["remaining"] = context.time_remaining()
-        context.add_callback(lambda: seen.setdefault("callback", True))
+        context.add_callback(called_back.set)
         release.wait(10)
         return b"late"
 
@@ -99,9 +100,9 @@ def test_deadline_and_context(port):
             client.call("/S/Wait", b"", 0.2)
         assert 0 < seen["remaining"] <= 0.2
         release.set()
-        # A fresh connection serves the next call; the callback ran when the call ended.
+        # A fresh connection serves the next call; the callback runs when the call ends.
         assert client.call("/S/Echo", b"ok", 5.0) == b"echo:ok"
-        assert seen.get("callback") is True
+        assert called_back.wait(5)
     finally:
         client.close()
         server.stop()
