@@ -65,6 +65,9 @@ def _write_trace(tf: Any, run_metadata: Any, path: str) -> int:
     return len(run_metadata.step_stats.dev_stats)
 
 
+RECOVERY_WAIT_S = 0.25
+
+
 def run_worker(tf: Any, args: argparse.Namespace, cluster: Any, index: int,
                server: Any) -> None:
     from tensorweave.deploy.datasets import batches, load
@@ -88,6 +91,9 @@ def run_worker(tf: Any, args: argparse.Namespace, cluster: Any, index: int,
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"])
     data = batches(ds, args.batch_size, seed=index)
     steps, t0, last = 0, time.perf_counter(), 0.0
+    # NOTE: a non-chief polls for the chief's initialization every `_recovery_wait_secs`
+    # (TensorFlow: 30 s, longer than the whole demo): worker 1 would join only at the end.
+    tf.train.WorkerSessionCreator._recovery_wait_secs = RECOVERY_WAIT_S
     with tf.train.MonitoredTrainingSession(
         master=server.target, is_chief=is_chief, checkpoint_dir=None, hooks=hooks,
         summary_dir=events if is_chief else None, save_summaries_steps=args.log_every,

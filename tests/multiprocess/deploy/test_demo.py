@@ -3,6 +3,7 @@ and leaves TensorBoard event files and a Chrome trace with events from every tas
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -27,6 +28,11 @@ def test_demo_trains_and_writes_events_and_trace(tmp_path):
     assert last.startswith("test accuracy: ")
     assert float(last.split(":")[1]) >= 0.95
     assert f"output directory: {out}" in proc.stdout
+    # Both workers trained (a non-chief that waited TensorFlow's 30 s for the chief's
+    # initialization would join after the training is over).
+    steps = {int(m.group(1)): int(m.group(2))
+             for m in re.finditer(r"worker (\d+):\s+(\d+) steps", proc.stdout)}
+    assert sorted(steps) == [0, 1] and min(steps.values()) >= 100, proc.stdout
 
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
