@@ -140,8 +140,9 @@ def bench_transfer(worker: str, sizes_mib: list[int], reps: int,
         with tf.Session("grpc://" + worker, graph=g, config=config) as sess:
             sess.run(v.initializer)
             sess.run(assign, {p: data})
-            fetch[f"{mib}MiB"] = _throughput(lambda: sess.run(v), n * 4, reps)
-            push[f"{mib}MiB"] = _throughput(lambda: sess.run(assign, {p: data}), n * 4, reps)
+            fetch[f"{mib}MiB"] = _throughput(lambda s=sess, v=v: s.run(v), n * 4, reps)
+            push[f"{mib}MiB"] = _throughput(
+                lambda s=sess, a=assign, f={p: data}: s.run(a, f), n * 4, reps)
     return {f"fetch_MBps{suffix}": fetch, f"push_MBps{suffix}": push}
 
 

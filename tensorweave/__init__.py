@@ -34,6 +34,10 @@ from tensorweave.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
+from tensorweave.ops import io_ops as _io_ops  # noqa: F401  (checkpoint ops on servers)
+from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
+from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
+from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401
 from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
@@ -53,10 +57,6 @@ from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
-from tensorweave.ops import io_ops as _io_ops  # noqa: F401  (checkpoint ops on servers)
-from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
-from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401
-from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403

@@ -9,20 +9,6 @@ from tensorweave.protos.cluster_pb2 import ClusterDef, JobDef
 from tensorweave.protos.saver_pb2 import SaverDef
 from tensorweave.protos.tensorflow_server_pb2 import ServerDef
 from tensorweave.training import queue_runner
-from tensorweave.training.checkpoint_management import (
-    NewCheckpointReader,
-    checkpoint_exists,
-    generate_checkpoint_state_proto,
-    get_checkpoint_mtimes,
-    get_checkpoint_state,
-    latest_checkpoint,
-    list_variables,
-    load_checkpoint,
-    load_variable,
-    remove_checkpoint,
-    update_checkpoint_state,
-)
-from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
 from tensorweave.training.adagrad import AdagradOptimizer
 from tensorweave.training.adam import AdamOptimizer
 from tensorweave.training.basic_session_run_hooks import (
@@ -39,18 +25,23 @@ from tensorweave.training.basic_session_run_hooks import (
     StopAtStepHook,
     SummarySaverHook,
 )
-from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer
+from tensorweave.training.checkpoint_management import (
+    NewCheckpointReader,
+    checkpoint_exists,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
+from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
-from tensorweave.training.learning_rate_decay import (
-    cosine_decay,
-    exponential_decay,
-    inverse_time_decay,
-    natural_exp_decay,
-    piecewise_constant,
-    polynomial_decay,
-)
 from tensorweave.training.input import (
     batch,
     input_producer,
@@ -58,6 +49,14 @@ from tensorweave.training.input import (
     shuffle_batch,
     slice_input_producer,
     string_input_producer,
+)
+from tensorweave.training.learning_rate_decay import (
+    cosine_decay,
+    exponential_decay,
+    inverse_time_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    polynomial_decay,
 )
 from tensorweave.training.momentum import MomentumOptimizer
 from tensorweave.training.monitored_session import (
@@ -72,6 +71,7 @@ from tensorweave.training.monitored_session import (
 from tensorweave.training.optimizer import Optimizer
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tensorweave.training.rmsprop import RMSPropOptimizer
+from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
 from tensorweave.training.session_manager import SessionManager
 from tensorweave.training.session_run_hook import (
     SessionRunArgs,
@@ -79,6 +79,8 @@ from tensorweave.training.session_run_hook import (
     SessionRunHook,
     SessionRunValues,
 )
+from tensorweave.training.summary_io import summary_iterator
+from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer
 from tensorweave.training.training_util import (
     assert_global_step,
     create_global_step,
@@ -86,8 +88,6 @@ from tensorweave.training.training_util import (
     get_or_create_global_step,
     global_step,
 )
-from tensorweave.training.summary_io import summary_iterator
-from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer
 
 __all__ = [
     "SyncReplicasOptimizer",

@@ -15,6 +15,7 @@ log = logging.getLogger("tensorweave.server")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Adds `tensorweave server` (flags of the seeds' `grpc_tensorflow_server`)."""
     p = subparsers.add_parser(
         "server", help="run one task of a cluster",
         description="Start a TensorFlow-style server (master + worker service) for one task. "
@@ -51,6 +52,7 @@ def limit_blas_threads() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Serves one task until SIGTERM/SIGINT; returns the exit code (2: bad cluster)."""
     from tensorweave import errors
     from tensorweave.distributed.server import Server
 

@@ -373,7 +373,8 @@ class Session(BaseSession):
             raise errors.NotFoundError(
                 None, None,
                 "No session factory registered for the given session options: "
-                f"{{target: {target!r}}} Registered factories are {{DIRECT_SESSION, GRPC_SESSION}}.",
+                f"{{target: {target!r}}} Registered factories are "
+                "{DIRECT_SESSION, GRPC_SESSION}.",
             )
         from tensorweave.distributed.client_session import reset
 

@@ -28,6 +28,7 @@ def emit(event: str, **fields: Any) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags `demo` passes to each task."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--output_dir", required=True)
     p.add_argument("--steps", type=int, default=1500, help="global steps to train")
@@ -70,6 +71,7 @@ RECOVERY_WAIT_S = 0.25
 
 def run_worker(tf: Any, args: argparse.Namespace, cluster: Any, index: int,
                server: Any) -> None:
+    """Trains worker `index` between-graph until the global step reaches `--steps`."""
     from tensorweave.deploy.datasets import batches, load
 
     ds = load(args.data, args.data_dir)
@@ -144,6 +146,7 @@ def _finish(tf: Any, args: Any, m: dict, ds: Any, server: Any, index: int, steps
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs one demo task (a ps serves; a worker trains and reports); the exit code."""
     args = parse_args(argv)
     import tensorweave as tf
 

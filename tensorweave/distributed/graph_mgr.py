@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework.rendezvous import create_key
 from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.framework.rendezvous import create_key
 from tensorweave.runtime.executor import Plan
 from tensorweave.runtime.node_spec import NodeSpec
 

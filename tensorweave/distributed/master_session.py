@@ -21,7 +21,8 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
 from tensorweave.distributed.interfaces import RunGraphCall
-from tensorweave.distributed.transfer_stats import STATS, nbytes as _nbytes
+from tensorweave.distributed.transfer_stats import STATS
+from tensorweave.distributed.transfer_stats import nbytes as _nbytes
 from tensorweave.distributed.worker import Worker
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_spec import DeviceSpec
@@ -139,7 +140,7 @@ class MasterSession:
         filters = list(config.device_filters) if config is not None else []
         tasks = filtered_tasks(cache.tasks(), filters, client_task)
         devices = find_devices(cache, tasks, timeout_s)
-        handle = "%016x" % random.getrandbits(64)
+        handle = f"{random.getrandbits(64):016x}"
         return cls(handle, cache, client_task, config, devices)
 
     @property
@@ -276,7 +277,8 @@ class MasterSession:
             return {part.task: part.worker.run_graph(call)}
         except errors.OpError as e:
             # NOTE: a cancelled step reports why it was cancelled (e.g. Session::Close).
-            if cancellation.is_cancelled and isinstance(e, errors.CancelledError | errors.AbortedError):
+            if cancellation.is_cancelled and isinstance(
+                    e, errors.CancelledError | errors.AbortedError):
                 raise cancellation.error from e
             raise
         finally:

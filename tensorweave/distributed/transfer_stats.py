@@ -3,10 +3,9 @@ the one deliberate process-wide mutable object besides the in-process server reg
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
-
-import threading
 
 
 class TransferStats:

@@ -17,8 +17,8 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
-from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import shm
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
@@ -129,7 +129,7 @@ class Worker:
         """
         sess = self._session(session_handle)
         graph = RegisteredGraph(graph_def, self.device_name, self.task_name)
-        handle = "%016x" % next(self._graph_ids)
+        handle = f"{next(self._graph_ids):016x}"
         with self._lock:
             sess.graphs[handle] = graph
         return handle

@@ -23,7 +23,7 @@ Callback = Callable[[Any, Any], None]  # (values or None, error or None)
 def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_name: str,
                frame_iter: tuple[int, int] = (0, 0)) -> str:
     """TensorFlow's rendezvous key string."""
-    return "%s;%016x;%s;%s;%d:%d" % (
+    return "{};{:016x};{};{};{}:{}".format(
         src_device, src_incarnation & 0xFFFFFFFFFFFFFFFF, dst_device, tensor_name, *frame_iter
     )
 

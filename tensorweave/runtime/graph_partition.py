@@ -233,8 +233,9 @@ def partition(nodes: list[NodeSpec], placement: dict[str, str], feeds: list[str]
     Args:
       nodes: the pruned nodes of one run signature.
       placement: node name -> full device name.
-      feeds: tensor names the client feeds; fetches: tensor names it fetches (fetches that
-        are also fed are answered by the client and must not be listed).
+      feeds: tensor names the client feeds.
+      fetches: tensor names the client fetches (fetches that are also fed are answered by
+        the client and must not be listed).
       client_device: the device name used as the client end of feed/fetch keys.
       client_incarnation: incarnation used in feed keys.
       incarnations: device -> incarnation (from `GetStatus`), used in keys.

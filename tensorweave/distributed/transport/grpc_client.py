@@ -19,7 +19,6 @@ import grpc
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
 from tensorweave.distributed.transport import codec, shm
-from tensorweave.distributed.transport.local_rpc import LocalRpcClient
 from tensorweave.distributed.transport.grpc_server import (
     CHANNEL_OPTIONS,
     LOCAL_METHODS,
@@ -27,6 +26,7 @@ from tensorweave.distributed.transport.grpc_server import (
     TW_WORKER_SERVICE,
     WORKER_SERVICE,
 )
+from tensorweave.distributed.transport.local_rpc import LocalRpcClient
 from tensorweave.distributed.transport.status import error_from_code, from_rpc_error
 from tensorweave.protos import (
     master_pb2,

@@ -19,9 +19,11 @@ def _write_idx(path, arr, magic, gz=False):
 
 def _fake_mnist(tmp_path, gz=False, n_train=6, n_test=4):
     rng = np.random.default_rng(0)
-    _write_idx(tmp_path / "train-images-idx3-ubyte", rng.integers(0, 255, (n_train, 28, 28)), 2051, gz)
+    images = rng.integers(0, 255, (n_train, 28, 28))
+    _write_idx(tmp_path / "train-images-idx3-ubyte", images, 2051, gz)
     _write_idx(tmp_path / "train-labels-idx1-ubyte", rng.integers(0, 10, (n_train,)), 2049, gz)
-    _write_idx(tmp_path / "t10k-images-idx3-ubyte", rng.integers(0, 255, (n_test, 28, 28)), 2051, gz)
+    test_images = rng.integers(0, 255, (n_test, 28, 28))
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte", test_images, 2051, gz)
     _write_idx(tmp_path / "t10k-labels-idx1-ubyte", rng.integers(0, 10, (n_test,)), 2049, gz)
 
 
