@@ -59,6 +59,8 @@ _PEERCRED = struct.Struct("3i")
 IDLE_PER_PEER = 8
 # NOTE: payloads up to this size are joined with their header into one send.
 _JOIN_MAX_BYTES = 64 << 10
+_PREALLOC_MAX_BYTES = 64 << 20
+_METHOD_MAX_BYTES = 4096
 _UNIMPLEMENTED = 12
 _INTERNAL = 13
 
@@ -82,6 +84,15 @@ def port_of(address: str) -> int | None:
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytearray:
+    if n > _PREALLOC_MAX_BYTES:
+        # NOTE: a (garbage) length is not trusted with memory before the bytes arrive.
+        grown = bytearray()
+        while len(grown) < n:
+            chunk = sock.recv(min(n - len(grown), _PREALLOC_MAX_BYTES))
+            if not chunk:
+                raise EOFError("connection closed")
+            grown += chunk
+        return grown
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
@@ -212,8 +223,11 @@ class LocalRpcServer:
     def _serve(self, conn: socket.socket) -> None:
         try:
             while not self._stopped:
-                method_len, _, timeout_s, payload_len = _REQUEST.unpack(
+                method_len, reserved, timeout_s, payload_len = _REQUEST.unpack(
                     _recv_exact(conn, _REQUEST.size))
+                if reserved or method_len > _METHOD_MAX_BYTES or timeout_s != timeout_s:
+                    log.warning("Dropping a same-host RPC connection: malformed frame")
+                    return
                 method = bytes(_recv_exact(conn, method_len)).decode()
                 payload = bytes(_recv_exact(conn, payload_len))
                 code, body = self._dispatch(method, payload, timeout_s)

@@ -163,3 +163,15 @@ def test_a_second_server_on_the_same_port_serves_grpc_only(port):
         assert not second.start()
     finally:
         first.stop()
+
+
+def test_payloads_over_the_preallocation_bound_arrive_whole(port, monkeypatch):
+    monkeypatch.setattr(local_rpc, "_PREALLOC_MAX_BYTES", 1 << 16)
+    server = _server(port, Echo=_echo)
+    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    try:
+        data = bytes(range(251)) * 4177  # ~1 MiB, not a multiple of the chunk size
+        assert client.call("/S/Echo", data, 10.0) == b"echo:" + data
+    finally:
+        client.close()
+        server.stop()
