@@ -127,10 +127,15 @@ class Plan:
         self._has_async = any(e.is_async for e in self._entries)
         self._trim_derefs()
         self._mark_dead()
-        self._straight = (
-            None if self._has_async
-            else _StraightLine(self._entries, len(self.feeds), self._fetch, self._ref_slots)
-        )
+        self._straight = None
+        if not self._has_async:
+            self._straight = _StraightLine(self._entries, len(self.feeds), self._fetch,
+                                           self._ref_slots)
+        elif all(e.node.op == "_Recv" and isinstance(e.node.attrs.get("_recv_batch"), int)
+                 for e in self._entries if e.is_async):
+            entries, levels = self._staged_order(index_of)
+            self._straight = _StraightLine(entries, len(self.feeds), self._fetch,
+                                           self._ref_slots, levels, device)
 
     # --------------------------------------------------------------- building
     def _make_entry(self, node: NodeSpec, slot_of: dict[str, int], base: int, nout: int):
@@ -185,6 +190,28 @@ class Plan:
             for p in preds:
                 self._consumers[p].append(i)
         self._roots = [i for i in range(n) if self._pending[i] == 0]
+
+    def _staged_order(self, index_of: dict[str, int]) -> tuple[list[_Entry], list[int]]:
+        """The entries ordered by level, and their levels, for a plan whose only
+        asynchronous kernels are `_Recv`s (see `_StraightLine`).
+
+        Level of an entry: 0 without a `_Recv` among its ancestors, else one more than the
+        largest `_recv_batch` among them (a `_Recv` of batch b itself: b + 1). Running
+        every level-L entry before waiting for the `_Recv`s of batch L cannot deadlock: a
+        batch-L value depends only on sends of this partition whose level is below L
+        (a send's level is at most its crossing count, which is below its consumer's
+        batch; see `graph_partition`).
+        """
+        levels = [0] * len(self._entries)
+        for i, e in enumerate(self._entries):
+            if e.is_async:
+                levels[i] = e.node.attrs["_recv_batch"] + 1
+                continue
+            preds = [index_of[src] for src, _ in e.node.data_inputs() if src in index_of]
+            preds += [index_of[src] for src in e.node.control_inputs() if src in index_of]
+            levels[i] = max((levels[p] for p in preds), default=0)
+        order = sorted(range(len(self._entries)), key=lambda i: (levels[i], i))
+        return [self._entries[i] for i in order], [levels[i] for i in order]
 
     def _trim_derefs(self) -> None:
         # NOTE: only slots produced as refs can hold a `Var`; an entry that reads none of
@@ -242,7 +269,15 @@ class Plan:
         """
         try:
             if self._straight is not None and stats is None:
-                return self._straight.run(ctx, feeds)
+                if not self._has_async:
+                    return self._straight.run(ctx, feeds)
+                try:
+                    return self._straight.run(ctx, feeds)
+                except BaseException as e:
+                    ctx.cancellation.start_cancel(
+                        e if isinstance(e, errors.OpError)
+                        else errors.CancelledError(None, None, str(e)))
+                    raise
             vals = self._run_dynamic(ctx, feeds, stats)
             return [_read(vals[s]) for s in self._fetch]
         except BaseException:
@@ -345,7 +380,7 @@ class Plan:
 
 
 class _StraightLine:
-    """A plan of synchronous kernels compiled to one Python function.
+    """A plan of synchronous kernels (and `_Recv`s) compiled to one Python function.
 
     The generated function (`run(ctx, feeds) -> fetched values`) has one line per kernel
     call, `s<slot> = k<entry>(ctx, s<a>, _read(s<b>), c<slot>)`, in topological order:
@@ -359,6 +394,11 @@ class _StraightLine:
       (read-only) result becomes a constant. One that fails stays, to fail when it runs.
     * dead entries (see `Plan._mark_dead`).
     A kernel error is attributed to its node through the line it was raised on.
+
+    With `levels` (a partition whose only asynchronous kernels are `_Recv`s, ordered by
+    `Plan._staged_order`), every `_Recv` is started when the step starts and the function
+    waits for those of batch L (`_Recvs.wait`, honouring the step's deadline and
+    cancellation) right before its first level-(L+1) line, and for any left at the end.
     """
 
     # NOTE: the kernels of these ops return their (non-ref) input unchanged.
@@ -367,14 +407,23 @@ class _StraightLine:
     _FOLD_MAX_BYTES = 1 << 20
 
     def __init__(self, entries: list[_Entry], num_feeds: int, fetch: list[int],
-                 ref_slots: set[int]):
+                 ref_slots: set[int], levels: list[int] | None = None, device: str = ""):
         name: dict[int, str] = {}  # slot -> expression naming its value
         env: dict[str, Any] = {"_read": _read}
         calls: list[tuple[int, _Entry, list[str]]] = []
+        self._device = device
+        self._recvs: list[tuple[int, _Entry]] = []  # (position, entry) of each `_Recv`
+        level_of: dict[int, int] = {}
         for i in range(num_feeds):
             name[i] = f"s{i}"
         for i, e in enumerate(entries):
             op = e.node.op
+            if levels is not None:
+                level_of[i] = levels[i]
+            if e.is_async:
+                self._recvs.append((i, e))
+                name[e.out] = f"s{e.out}"
+                continue
             if e.dead or (op == "NoOp" and not e.nout):
                 continue
             args = [
@@ -405,6 +454,7 @@ class _StraightLine:
             calls.append((i, e, args))
         fetched = [name[s] for s in fetch]
         kept = set(fetched)
+        waits = self._wait_points(calls, level_of)
         last_use: dict[str, int] = {}
         for n, (_, _, args) in enumerate(calls):
             for a in args:
@@ -414,7 +464,7 @@ class _StraightLine:
         def target(slot: int) -> str:
             return name[slot] if name[slot] in used else "_"
 
-        lines = ["def run(ctx, feeds):"]
+        lines = ["def run(ctx, feeds, _w):"]
         if num_feeds:
             lines.append("    " + "".join(target(i) + ", " for i in range(num_feeds)) + "= feeds")
         frees: dict[int, list[str]] = collections.defaultdict(list)
@@ -422,7 +472,14 @@ class _StraightLine:
             if a not in kept and a.startswith("s"):
                 frees[n].append(a)
         self._line_entry: dict[int, _Entry] = {}
+
+        def wait_line(group: list[tuple[int, _Entry]]) -> str:
+            outs = "".join(target(e.out) + ", " for _, e in group)
+            return f"    {outs}= _w.wait(({''.join(f'{i}, ' for i, _ in group)}))"
+
         for n, (i, e, args) in enumerate(calls):
+            for group in waits.get(n, ()):
+                lines.append(wait_line(group))
             if e.node.op in self._ALIAS_OPS:
                 call = args[0]
             else:
@@ -435,11 +492,28 @@ class _StraightLine:
             self._line_entry[len(lines)] = e
             if frees[n]:
                 lines.append(f"    del {', '.join(sorted(frees[n]))}")
+        for group in waits.get(len(calls), ()):
+            lines.append(wait_line(group))
         lines.append(f"    return [{', '.join(_read_expr(f, ref_slots) for f in fetched)}]")
         self.source = "\n".join(lines) + "\n"
         self._code = compile(self.source, "<tensorweave plan>", "exec")
         exec(self._code, env)  # noqa: S102  (source generated above from slot numbers)
         self._fn = env["run"]
+
+    def _wait_points(self, calls: list[tuple[int, _Entry, list[str]]],
+                     level_of: dict[int, int]) -> dict[int, list[list[tuple[int, _Entry]]]]:
+        """Call index -> the `_Recv` groups (by batch) to wait for right before it; index
+        `len(calls)`: those still to wait for at the end."""
+        by_batch: dict[int, list[tuple[int, _Entry]]] = collections.defaultdict(list)
+        for i, e in self._recvs:
+            by_batch[level_of[i] - 1].append((i, e))
+        pending = sorted(by_batch)
+        waits: dict[int, list[list[tuple[int, _Entry]]]] = collections.defaultdict(list)
+        for n, (i, _, _) in enumerate(calls):
+            while pending and pending[0] < level_of.get(i, 0):
+                waits[n].append(by_batch[pending.pop(0)])
+        waits[len(calls)].extend(by_batch[b] for b in pending)
+        return waits
 
     @classmethod
     def _fold(cls, e: _Entry, args: list[Any]) -> Any:
@@ -464,11 +538,18 @@ class _StraightLine:
         Raises:
           OpError: the first kernel error, with the failing node named.
         """
+        recvs = _Recvs(ctx, self._recvs, self._device) if self._recvs else None
         try:
             with np.errstate(all="ignore"):
-                return self._fn(ctx, feeds)
+                return self._fn(ctx, feeds, recvs)
         except Exception as e:
-            raise _wrap_error(e, self._failed_node(e)) from e
+            node = self._failed_node(e)
+            if node is None and isinstance(e, errors.OpError):
+                raise  # NOTE: from a wait: already names its node, or is the step's own
+            raise _wrap_error(e, node) from e
+        finally:
+            if recvs is not None:
+                recvs.close()
 
     def _failed_node(self, e: BaseException) -> NodeSpec | None:
         code = self._fn.__code__
@@ -477,6 +558,52 @@ class _StraightLine:
             tb = tb.tb_next
         entry = self._line_entry.get(tb.tb_lineno) if tb is not None else None
         return entry.node if entry is not None else None
+
+
+class _Recvs:
+    """The `_Recv`s of one straight-line step: all started at once, awaited by batch."""
+
+    def __init__(self, ctx: StepContext, recvs: list[tuple[int, _Entry]], device: str):
+        self._ctx = ctx
+        self._device = device
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        self._got: dict[int, Any] = {}
+        self._nodes = {i: e.node for i, e in recvs}
+        self._token = ctx.cancellation.register(lambda err: self._q.put((-1, None, err, 0)))
+        if self._token is None:
+            ctx.cancellation.check()
+        for i, e in recvs:
+            e.fn.start(ctx, [], _Done(self._q, i, 0))
+
+    def wait(self, ids: tuple[int, ...]) -> tuple[Any, ...]:
+        """The values of the `_Recv`s at positions `ids`, once all arrived.
+
+        Raises:
+          OpError: a receive's error (naming its node), the step's cancellation, or
+            DeadlineExceededError when the step's deadline passes first.
+        """
+        got = self._got
+        while any(i not in got for i in ids):
+            timeout = self._ctx.remaining_s()
+            try:
+                i, r, err, _ = self._q.get(
+                    timeout=max(timeout, 0.0) if timeout is not None else None)
+            except queue.Empty:
+                names = sorted(self._nodes[i].name for i in ids if i not in got)
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out waiting for {', '.join(names)} on {self._device}",
+                ) from None
+            if i == -1:
+                raise err
+            if err is not None:
+                raise _wrap_error(err, self._nodes[i]) from err
+            got[i] = r
+        return tuple(got.pop(i) for i in ids)
+
+    def close(self) -> None:
+        """Stops listening to the step's cancellation."""
+        if self._token is not None:
+            self._ctx.cancellation.deregister(self._token)
 
 
 class _Done:
