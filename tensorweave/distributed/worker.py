@@ -29,6 +29,7 @@ from tensorweave.runtime.executor import StepStatsCollector
 # NOTE: a step's variable writes are kept this long so the master can roll back a step that
 # failed on another task after succeeding here (best effort, bounded in bytes too).
 _UNDO_KEEP_S = 10.0
+_KEY_CACHE_SIZE = 4096
 _UNDO_KEEP_BYTES = 256 << 20
 _STASH_TTL_S = 120.0
 
@@ -76,6 +77,7 @@ class Worker:
         # NOTE: tensors handed to co-located peers as /dev/shm files that they have not
         # read yet (see transport.shm); unlinked after a TTL and on stop.
         self.shm_outbox = shm.Outbox()
+        self._key_sources: dict[str, tuple[str, int]] = {}
         self._running: dict[int, list[CancellationManager]] = {}
 
     # ------------------------------------------------------------- sessions
@@ -300,7 +302,7 @@ class Worker:
                 None, None, f"{self.task_name} is unreachable: its server was stopped"))
             return lambda err: None
         for key in keys:
-            src_device, incarnation, _, _, _ = parse_key(key)
+            src_device, incarnation = self._source_of(key)
             if src_device == self.device_name and incarnation != self.incarnation:
                 done(None, errors.AbortedError(
                     None, None,
@@ -320,6 +322,17 @@ class Worker:
         waiter = rdv.recv_many_async(keys, deliver)
         return lambda err: rdv.cancel_waiter(waiter, err or errors.CancelledError(
             None, None, "RecvTensor cancelled"))
+
+    def _source_of(self, key: str) -> tuple[str, int]:
+        """(src_device, src_incarnation) of a rendezvous key, cached: the keys of a
+        registered graph repeat every step."""
+        hit = self._key_sources.get(key)
+        if hit is None:
+            src_device, incarnation, _, _, _ = parse_key(key)
+            if len(self._key_sources) >= _KEY_CACHE_SIZE:
+                self._key_sources.clear()
+            hit = self._key_sources[key] = (src_device, incarnation)
+        return hit
 
     def _track(self, step_id: int, cancellation: CancellationManager, running: bool) -> None:
         with self._lock:
