@@ -60,6 +60,7 @@ IDLE_PER_PEER = 8
 # NOTE: payloads up to this size are joined with their header into one send.
 _JOIN_MAX_BYTES = 64 << 10
 _PREALLOC_MAX_BYTES = 64 << 20
+_CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
 _UNIMPLEMENTED = 12
 _INTERNAL = 13
@@ -303,8 +304,10 @@ class LocalRpcClient:
             sock.close()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            # NOTE: a Unix-socket connect blocks while the listen backlog is full.
+            sock.settimeout(_CONNECT_TIMEOUT_S)
             sock.connect(self._name)
-        except OSError:
+        except OSError:  # NOTE: TimeoutError included: the caller then uses gRPC
             sock.close()
             return None
         return sock
