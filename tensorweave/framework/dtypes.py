@@ -260,6 +260,11 @@ def as_dtype(type_value: Any) -> DType:
     """
     if isinstance(type_value, DType):
         return type_value
+    if type(type_value) is np.dtype:
+        # NOTE: the hot path (tensor codecs): an array's dtype, one dict lookup.
+        hit = _BY_NUMPY.get(type_value)
+        if hit is not None:
+            return hit
     if isinstance(type_value, str):
         if type_value in _BY_NAME:
             return _BY_NAME[type_value]

@@ -31,25 +31,6 @@ CHUNK_BYTES = 1 << 20
 _STRING = dtypes.string.as_datatype_enum
 
 
-# NOTE: per-tensor dtype conversions of the hot path, as plain dict lookups.
-_ENUM_OF: dict[Any, int] = {}
-_NUMPY_OF: dict[int, Any] = {}
-
-
-def _enum_of(dtype: np.dtype) -> int:
-    enum = _ENUM_OF.get(dtype)
-    if enum is None:
-        enum = _ENUM_OF[dtype] = dtypes.as_dtype(dtype).as_datatype_enum
-    return enum
-
-
-def _numpy_of(enum: int) -> Any:
-    npt = _NUMPY_OF.get(enum)
-    if npt is None:
-        npt = _NUMPY_OF[enum] = dtypes.as_dtype(enum).as_numpy_dtype
-    return npt
-
-
 def as_array(value: Any) -> np.ndarray:
     """`value` as an ndarray (NumPy scalars become 0-d arrays)."""
     return value if type(value) is np.ndarray else np.asarray(value)
@@ -70,7 +51,7 @@ def encode(value: Any, proto: Any) -> None:
             x if isinstance(x, bytes) else str(x).encode() for x in arr.reshape(-1)
         )
     else:
-        proto.dtype = _enum_of(arr.dtype)
+        proto.dtype = dtypes.as_dtype(arr.dtype).as_datatype_enum
         proto.tensor_content = np.ascontiguousarray(arr).tobytes()
     shape = proto.tensor_shape
     for d in arr.shape:
@@ -89,7 +70,7 @@ def decode(proto: Any) -> np.ndarray:
         arr[:] = list(proto.string_val)
         return arr.reshape(shape)
     content = proto.tensor_content
-    npt = _numpy_of(proto.dtype)
+    npt = dtypes.as_dtype(proto.dtype).as_numpy_dtype
     if content or not _has_typed_values(proto):
         arr = np.frombuffer(content, dtype=npt)
         if arr.size != math.prod(shape):
