@@ -257,20 +257,19 @@ class Plan:
           OpError: the first kernel error, with the failing node named; variables written
             by this run are rolled back first.
         """
+        straight = self._straight is not None and stats is None
         try:
-            if self._straight is not None and stats is None:
-                if not self._has_async:
-                    return self._straight.run(ctx, feeds)
-                try:
-                    return self._straight.run(ctx, feeds)
-                except BaseException as e:
-                    ctx.cancellation.start_cancel(
-                        e if isinstance(e, errors.OpError)
-                        else errors.CancelledError(None, None, str(e)))
-                    raise
+            if straight:
+                return self._straight.run(ctx, feeds)
             vals = self._run_dynamic(ctx, feeds, stats)
             return [read(vals[s]) for s in self._fetch]
-        except BaseException:
+        except BaseException as e:
+            # NOTE: the step is cancelled so that waits still in flight (receives, queue
+            # ops) end; a straight-line plan of synchronous kernels has none.
+            if self._has_async or not straight:
+                ctx.cancellation.start_cancel(
+                    e if isinstance(e, errors.OpError)
+                    else errors.CancelledError(None, None, str(e)))
             ctx.rollback()
             raise
 
@@ -332,11 +331,6 @@ class Plan:
                     self._store(vals, entry, r)
                     remaining -= 1
                     self._release(i, pending, ready)
-        except BaseException as e:
-            ctx.cancellation.start_cancel(
-                e if isinstance(e, errors.OpError) else errors.CancelledError(None, None, str(e))
-            )
-            raise
         finally:
             ctx.cancellation.deregister(token)
         return vals
