@@ -31,6 +31,8 @@ class RegisteredGraph:
       feed_keys: client feed keys, in the plan's feed order.
       fetch_keys: client fetch keys, in the plan's fetch order.
       recv_groups: (sender task, keys) pulled from a peer in one message each.
+      recv_keys: sender task -> every key received from it (all batches).
+      send_keys: receiver task -> every key sent to it.
       graph_def: the partition as received (for `RunMetadata.partition_graphs`).
     """
 
@@ -41,6 +43,8 @@ class RegisteredGraph:
         self.feed_keys: list[str] = []
         self.fetch_keys: list[str] = []
         groups: dict[tuple[str, int], list[str]] = {}
+        self.recv_keys: dict[str, list[str]] = {}
+        self.send_keys: dict[str, list[str]] = {}
         body = []
         for n in nodes:
             if n.device and n.device != device:
@@ -59,9 +63,13 @@ class RegisteredGraph:
             if n.op == "_Recv":
                 sender = task_of(n.attrs["send_device"])
                 if sender != local_task:
-                    groups.setdefault((sender, n.attrs.get("_recv_batch", 0)), []).append(
-                        _key(n.attrs)
-                    )
+                    key = _key(n.attrs)
+                    groups.setdefault((sender, n.attrs.get("_recv_batch", 0)), []).append(key)
+                    self.recv_keys.setdefault(sender, []).append(key)
+            elif n.op == "_Send":
+                receiver = task_of(n.attrs["recv_device"])
+                if receiver != local_task:
+                    self.send_keys.setdefault(receiver, []).append(_key(n.attrs))
             body.append(n)
         self.plan = Plan(body, feeds, fetches, device)
         self.recv_groups = [(task, keys) for (task, _), keys in sorted(groups.items())]

@@ -34,6 +34,11 @@ class RunGraphCall:
     cancellation: CancellationManager | None = None
     # NOTE: True when the step has no other partition: nothing can ask for a rollback.
     single_partition: bool = False
+    # Same-host step streams (`transport.step_stream.StreamConn`) by peer task: the values
+    # this partition exchanges with that task travel on it instead of through pulls.
+    streams: dict[str, Any] | None = None
+    # True on the partition's own task (the stream's server end), False at the caller.
+    stream_server: bool = False
 
 
 @dataclasses.dataclass

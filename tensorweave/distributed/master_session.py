@@ -34,6 +34,13 @@ from tensorweave.runtime.pruning import prune
 
 log = logging.getLogger("tensorweave.master")
 _WAIT_LOG_INTERVAL_S = 5.0
+# NOTE: as `_Step.wait`: a partition's answer may come a little after the step deadline
+# (it reports the deadline itself).
+_STREAM_GRACE_S = 5.0
+# NOTE: a crossing between two tasks other than the streaming master's costs a pull (a
+# request, a handler parked until the value is there, the answer: ~3 stream frames' worth
+# of CPU, measured with the digits trainer); see `placer.relocate_control_relays`.
+_PULL_COST = 4
 
 
 def filtered_tasks(tasks: list[str], device_filters: list[str], client_task: str) -> list[str]:
@@ -116,6 +123,7 @@ class MasterSession:
         self._client_incarnation = random.getrandbits(63) | 1
         self._config = config
         self._soft = bool(config is not None and config.allow_soft_placement)
+        self._streams = not (config is not None and config.tensorweave.disable_step_streams)
         attrs = [d for lst in devices.values() for d in lst]
         self._devices = sorted(d.name for d in attrs)
         self._incarnations = {d.name: d.incarnation for d in attrs}
@@ -189,7 +197,11 @@ class MasterSession:
     def _build(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
         nodes = prune(self._nodes, set(feeds), fetches, targets)
         placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes)
-        relocate_control_relays(nodes, placement)
+        if self._streams:
+            near = {d for d in self._devices if self._streamable(task_of(d))}
+            relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)
+        else:
+            relocate_control_relays(nodes, placement)
         partitions = partition(nodes, placement, feeds, fetches, self._client_device,
                                self._client_incarnation, self._incarnations, self._nodes)
         parts = []
@@ -200,6 +212,13 @@ class MasterSession:
             handle = worker.register_graph(self.handle, graph_def)
             parts.append(_Part(task, worker, handle, p.feed_keys, p.fetch_keys, graph_def))
         return parts
+
+    def _streamable(self, task: str) -> bool:
+        """True when steps stream values between the client task and `task`'s partitions
+        (a same-host task with a local socket; see `transport.step_stream`)."""
+        if task == self._client_task:
+            return False
+        return bool(getattr(self._cache.get(task), "streams_locally", False))
 
     # --------------------------------------------------------------- running
     def run(self, feeds: dict[str, Any], fetches: list[str], targets: list[str],
@@ -237,12 +256,9 @@ class MasterSession:
             raise self._cancel.error
         try:
             inline = self._inline_part(parts)
-            for part in parts:
-                if part is not inline:
-                    call = self._call(part, feeds, step_id, trace, deadline, step)
-                    cancel = part.worker.run_graph_async(call, step.done_fn(part))
-                    step.cancellation.register(cancel)
+            streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline, step)
             call = self._call(inline, feeds, step_id, trace, deadline, step)
+            call.streams = {p.task: run.conn for p, run in streamed} or None
             if not isinstance(inline.worker, Worker):
                 step.cancellation.register(
                     lambda err, w=inline.worker: w.cleanup_graph(step_id))
@@ -252,12 +268,42 @@ class MasterSession:
                 step.done_fn(inline)(None, e)
             else:
                 step.done_fn(inline)(result, None)
+            finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
+            for part, run in streamed:
+                try:
+                    result = run.finish(finish_by)
+                except errors.OpError as e:
+                    step.done_fn(part)(None, e)
+                else:
+                    step.done_fn(part)(result, None)
             step.wait(deadline)
         finally:
             self._cancel.deregister(token)
         if step.errors:
             self._abort(parts, step, step_id)
         return step.results
+
+    def _start_parts(self, parts: list[_Part], inline: _Part, feeds: dict[str, Any],
+                     step_id: int, trace: bool, deadline: float | None,
+                     step: _Step) -> list[tuple[_Part, Any]]:
+        """Starts every partition but `inline`: as a same-host streamed `RunGraph` where it
+        applies (the inline partition runs on this process's worker; see
+        `transport.step_stream`), else on a worker thread. Returns the streamed ones."""
+        streamed = []
+        stream_to = inline.task if self._streams and isinstance(inline.worker, Worker) else None
+        for part in parts:
+            if part is inline:
+                continue
+            call = self._call(part, feeds, step_id, trace, deadline, step)
+            start = getattr(part.worker, "start_streamed", None) if stream_to else None
+            run = start(call, stream_to) if start is not None else None
+            if run is not None:
+                streamed.append((part, run))
+                cancel = lambda err, w=part.worker: w.cleanup_graph(step_id)  # noqa: E731
+            else:
+                cancel = part.worker.run_graph_async(call, step.done_fn(part))
+            step.cancellation.register(cancel)
+        return streamed
 
     def _execute_one(self, part: _Part, feeds: dict[str, Any], trace: bool,
                      deadline: float | None, step_id: int) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from tensorweave.distributed.graph_mgr import RegisteredGraph
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
 from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import shm
+from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -202,17 +203,25 @@ class Worker:
                           self.device_name)
         token = cancellation.register(rdv.abort)
         self._track(step_id, cancellation, True)
+        pump = None
         try:
+            if call.streams:
+                pump = self._attach_streams(call, graph, rdv, ctx)
             for task, keys in graph.recv_groups:
-                self._start_remote_recv(task, step_id, keys, rdv, ctx)
+                if not call.streams or task not in call.streams:
+                    self._start_remote_recv(task, step_id, keys, rdv, ctx)
             feeds = [self._feed(call, rdv, k) for k in graph.feed_keys]
             stats = StepStatsCollector(self.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
+            if pump is not None:
+                pump.flush()  # NOTE: errors of the last sends belong to the step
         except errors.OpError as e:
             cancellation.start_cancel(e)
             self.rendezvous.cleanup(step_id, e)
             raise
         finally:
+            if pump is not None:
+                pump.close()
             cancellation.deregister(token)
             self._track(step_id, cancellation, False)
             self.rendezvous.end_local(step_id)
@@ -226,6 +235,22 @@ class Worker:
             {k: recvs[k] for k in call.recv_keys if k in recvs},
             stats.to_proto() if stats is not None else None,
         )
+
+    def _attach_streams(self, call: RunGraphCall, graph: RegisteredGraph, rdv: Any,
+                        ctx: StepContext) -> StreamPump:
+        """The pump of the call's step streams: values to and from their tasks travel on
+        them. A plan that waits in its own thread reads them itself (and batches its
+        sends per peer); any other plan gets a reader on the pool."""
+        inline = graph.plan.waits_in_own_thread(call.record_timeline)
+        pump = StreamPump(rdv, ctx.cancellation, ctx.deadline, call.stream_server)
+        for task, conn in call.streams.items():
+            pump.attach(conn, task, graph.recv_keys.get(task, []),
+                        graph.send_keys.get(task, []), batch=inline)
+        if inline:
+            ctx.pump = pump
+        else:
+            pump.start_background(self._pool)
+        return pump
 
     def _feed(self, call: RunGraphCall, rdv: Any, key: str) -> Any:
         if key in call.sends:

@@ -69,6 +69,9 @@ class StepRendezvous:
         self.created_s = time.monotonic()
         self.local_runs = 0
         self.local_done = False
+        # NOTE: key -> fn(value) for values that leave on a step stream instead of waiting
+        # here to be pulled (see `transport.step_stream`).
+        self.forward: dict[str, Callable[[Any], None]] = {}
 
     @property
     def error(self) -> errors.OpError | None:
@@ -81,6 +84,12 @@ class StepRendezvous:
         Raises:
           The abort error if the step was aborted; InternalError on a duplicate send.
         """
+        forward = self.forward.get(key) if self.forward else None
+        if forward is not None:
+            if self._error is not None:
+                raise self._error
+            forward(value)
+            return
         ready: list[_ManyWaiter] = []
         with self._lock:
             if self._error is not None:

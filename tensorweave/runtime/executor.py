@@ -250,6 +250,12 @@ class Plan:
         """Names of the nodes, in execution order."""
         return [e.node.name for e in self._entries]
 
+    def waits_in_own_thread(self, traced: bool) -> bool:
+        """True when `run` waits for its receives in the calling thread, through
+        `Receives.wait` (a straight-line plan, untraced): it can then read them off the
+        step's streams itself (`StepContext.pump`)."""
+        return self._straight is not None and not traced
+
     def run(self, ctx: StepContext, feeds: list[Any], stats: StepStatsCollector | None = None):
         """Runs one step; returns the fetched values (refs read) in `fetches` order.
 

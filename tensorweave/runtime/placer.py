@@ -13,8 +13,13 @@ do not wait for extra network crossings. (An optimizer's `update` NoOp sits on t
 `replica_device_setter`, between the ps's apply ops and the ps's global-step increment:
 moved to the ps, a training step needs two rounds of messages between the worker and the
 ps instead of four; with variables on two ps tasks, it moves to the ps holding the global
-step.) A `NoOp` has no outputs and no effect, so where it runs is only
-visible in traces and partition graphs.
+step.) When the master streams a step's values to and from same-host partitions
+(`transport.step_stream`), a crossing between its own task and such a partition costs one
+frame while one between two other tasks costs a pull (request, parked handler, answer),
+so crossings are weighted: with two ps tasks on the worker's host the `update` NoOp then
+stays on the worker, which relays "applied" from both ps tasks to the global-step
+increment in three frames instead of a ps-to-ps pull. A `NoOp` has no outputs and no
+effect, so where it runs is only visible in traces and partition graphs.
 """
 
 from __future__ import annotations
@@ -144,10 +149,30 @@ def _choose(spec: DeviceSpec, devices: list[tuple[DeviceSpec, str]], members: li
     )
 
 
-def relocate_control_relays(nodes: list[NodeSpec], placement: dict[str, str]) -> None:
+def relocate_control_relays(nodes: list[NodeSpec], placement: dict[str, str],
+                            hub: str | None = None, hub_peers: set[str] | None = None,
+                            pull_cost: int = 1) -> None:
     """Moves every `NoOp` whose inputs are all control edges to the device, among its own
-    and those of its inputs and control consumers, with the fewest device crossings around
-    it (in `placement`, in place; ties keep it where it is; see the module docstring)."""
+    and those of its inputs and control consumers, with the cheapest device crossings
+    around it (in `placement`, in place; ties keep it where it is; see the module
+    docstring).
+
+    Args:
+      nodes: the step's nodes.
+      placement: node name -> device, updated in place.
+      hub: the device whose crossings with `hub_peers` are cheap (the master's task, which
+        streams values to and from same-host partitions); None: all crossings cost 1.
+      hub_peers: devices whose crossings with `hub` cost 1.
+      pull_cost: the cost of any other crossing (a pull: a request, a parked handler and
+        an answer, against one frame on a stream).
+    """
+    peers = hub_peers or set()
+
+    def cost(a: str, b: str) -> int:
+        if hub is not None and ((a == hub and b in peers) or (b == hub and a in peers)):
+            return 1
+        return pull_cost
+
     consumers: dict[str, set[str]] = {}
     for n in nodes:
         for i in n.inputs:
@@ -161,7 +186,8 @@ def relocate_control_relays(nodes: list[NodeSpec], placement: dict[str, str]) ->
         here = placement[n.name]
 
         def crossings(device: str, ins: set[str] = ins, outs: set[str] = outs) -> int:
-            return len(ins - {device}) + len(outs - {device})
+            return (sum(cost(d, device) for d in ins - {device})
+                    + sum(cost(device, d) for d in outs - {device}))
 
         best = min(sorted(ins | outs), key=crossings, default=here)
         if crossings(best) < crossings(here):

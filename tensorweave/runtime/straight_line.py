@@ -206,6 +206,8 @@ class Receives:
         self._q: queue.SimpleQueue = queue.SimpleQueue()
         self._got: dict[int, Any] = {}
         self._nodes = {i: e.node for i, e in recvs}
+        self._keys = {i: e.fn.key for i, e in recvs}
+        self._pump = ctx.pump
         self._token = ctx.cancellation.register(lambda err: self._q.put((-1, None, err, 0)))
         if self._token is None:
             ctx.cancellation.check()
@@ -220,7 +222,10 @@ class Receives:
             DeadlineExceededError when the step's deadline passes first.
         """
         got = self._got
+        pump = self._pump
         while any(i not in got for i in ids):
+            if pump is not None and self._pump_once(ids):
+                continue
             timeout = self._ctx.remaining_s()
             try:
                 i, r, err, _ = self._q.get(
@@ -236,6 +241,19 @@ class Receives:
                 raise wrap_error(err, self._nodes[i]) from err
             got[i] = r
         return tuple(got.pop(i) for i in ids)
+
+    def _pump_once(self, ids: tuple[int, ...]) -> bool:
+        """Reads one frame off the step's streams when a value awaited here (and none that
+        already arrived) is still to come on one; False when the queue should be waited
+        on instead."""
+        self._pump.flush()
+        if not self._q.empty():
+            return False
+        missing = [self._keys[i] for i in ids if i not in self._got]
+        if not self._pump.wants(missing):
+            return False
+        self._pump.step()
+        return True
 
     def close(self) -> None:
         """Stops listening to the step's cancellation."""

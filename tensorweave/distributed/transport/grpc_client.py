@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
@@ -27,7 +28,16 @@ from tensorweave.distributed.transport.grpc_server import (
     WORKER_SERVICE,
 )
 from tensorweave.distributed.transport.local_rpc import LocalRpcClient
-from tensorweave.distributed.transport.status import error_from_code, from_rpc_error
+from tensorweave.distributed.transport.status import (
+    error_from_code,
+    error_from_status,
+    from_rpc_error,
+)
+from tensorweave.distributed.transport.step_stream import (
+    STREAMED_METHOD,
+    StreamClosed,
+    StreamConn,
+)
 from tensorweave.protos import (
     master_pb2,
     tensorflow_server_pb2,
@@ -195,6 +205,14 @@ class GrpcRemoteWorker:
             # NOTE: the worker read none of it and ran nothing: resend over gRPC.
             self._shm.failed("the task could not read our feed files")
             resp = self._run_graph(call, False)
+        return self.run_graph_result(call, resp)
+
+    def run_graph_result(self, call: RunGraphCall, resp: Any) -> RunGraphResult:
+        """The result of a `RunGraphResponse` (fetches from the message, files or streams).
+
+        Raises:
+          OpError: the error the response carries.
+        """
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
@@ -206,7 +224,8 @@ class GrpcRemoteWorker:
         stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
         return RunGraphResult(recvs, stats)
 
-    def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
+    @staticmethod
+    def _request(call: RunGraphCall, use_shm: bool) -> Any:
         req = worker_pb2.RunGraphRequest(
             session_handle=call.session_handle, graph_handle=call.graph_handle,
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
@@ -214,6 +233,34 @@ class GrpcRemoteWorker:
             tensorweave_single_partition=call.single_partition,
         )
         req.exec_opts.record_timeline = call.record_timeline
+        return req
+
+    @property
+    def streams_locally(self) -> bool:
+        """True when `start_streamed` can apply (the task has a same-host socket address)."""
+        return self._stub.local is not None
+
+    def start_streamed(self, call: RunGraphCall, stream_task: str) -> StreamedRun | None:
+        """Starts `call` as a streamed `RunGraph` (see `step_stream`): the values between
+        the partition and `stream_task` (the caller's task, whose partition the caller
+        runs with `call.streams` set) travel on the call's same-host connection.
+
+        Returns:
+          The running call, or None where it does not apply (no same-host socket, feeds
+          too large for the message): use `run_graph_async`.
+        """
+        local = self._stub.local
+        if local is None or not all(codec.is_inline(v) for v in call.sends.values()):
+            return None
+        req = self._request(call, self._shm.usable())
+        req.tensorweave_stream_task = stream_task
+        for key, value in call.sends.items():
+            codec.encode(value, req.send.add(name=key).tensor)
+        conn = local.open_stream(STREAMED_METHOD, req.SerializeToString(), call.timeout_s)
+        return None if conn is None else StreamedRun(self, call, conn)
+
+    def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
+        req = self._request(call, use_shm)
         outbox = shm.client_outbox() if use_shm else None
         files: list[Any] = []
         try:
@@ -315,6 +362,56 @@ class GrpcRemoteWorker:
         err = error_from_code(status.status_code, status.status_error_message)
         if err is not None:
             raise err
+
+
+class StreamedRun:
+    """A `RunGraph` started with `GrpcRemoteWorker.start_streamed`.
+
+    Attributes:
+      conn: its `StreamConn`; the caller's partition exchanges the step's values on it
+        (`RunGraphCall.streams`) before `finish` reads the answer.
+    """
+
+    def __init__(self, worker: GrpcRemoteWorker, call: RunGraphCall, conn: StreamConn):
+        self.worker = worker
+        self.call = call
+        self.conn = conn
+
+    def finish(self, deadline: float | None) -> RunGraphResult:
+        """Waits for the partition's answer (after the caller's own partition ended).
+
+        Args:
+          deadline: time.monotonic() seconds to wait until, or None.
+
+        Raises:
+          OpError: the partition's error; DeadlineExceededError when `deadline` passes;
+            UnavailableError when the connection broke (naming the task).
+        """
+        conn, task, address = self.conn, self.worker.task_name, self.worker.address
+        try:
+            if conn.broken:
+                raise StreamClosed("the connection was abandoned mid-frame")
+            if not conn.end_sent:
+                conn.send_end()
+            status, body = conn.read_until_response(deadline)
+        except TimeoutError:
+            conn.close()
+            raise errors.DeadlineExceededError(
+                None, None, f"Deadline exceeded waiting for RunGraph on {task} at {address}"
+            ) from None
+        except StreamClosed as e:
+            conn.close()
+            raise errors.UnavailableError(
+                None, None, f"{task} at {address} is unreachable: {e}") from None
+        self.worker._stub.local.release_stream(conn)
+        if status:
+            raise error_from_status(status, body.decode(errors="replace"), task, address)
+        try:
+            resp = worker_pb2.RunGraphResponse.FromString(body)
+        except DecodeError as e:
+            raise errors.DataLossError(
+                None, None, f"Malformed RunGraphResponse from {task}: {e}") from None
+        return self.worker.run_graph_result(self.call, resp)
 
 
 def _complete(fn: Any, args: tuple, done: Done) -> None:

@@ -30,6 +30,7 @@ from tensorweave import errors
 from tensorweave.distributed.interfaces import RunGraphCall
 from tensorweave.distributed.transport import codec, shm
 from tensorweave.distributed.transport.status import abort
+from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
@@ -40,6 +41,7 @@ TW_WORKER_SERVICE = "tensorweave.grpc.WorkerService"
 LOCAL_METHODS = frozenset({
     f"/{WORKER_SERVICE}/RunGraph", f"/{WORKER_SERVICE}/RecvTensor",
     f"/{WORKER_SERVICE}/CleanupGraph", f"/{TW_WORKER_SERVICE}/RecvTensors",
+    STREAMED_METHOD,
 })
 
 CHANNEL_OPTIONS = [
@@ -180,7 +182,18 @@ class WorkerServicer:
         return b""
 
     def run_graph(self, request: bytes, context: Any) -> bytes:
+        return self._run_graph(_parse(worker_pb2.RunGraphRequest, request), context)
+
+    def run_graph_streamed(self, request: bytes, context: Any) -> bytes:
+        """`RunGraph` whose values to and from the caller's task
+        (`tensorweave_stream_task`) travel on the call's connection (`step_stream`)."""
         req = _parse(worker_pb2.RunGraphRequest, request)
+        if context.stream is None or not req.tensorweave_stream_task:
+            raise errors.InvalidArgumentError(
+                None, None, "A streamed RunGraph needs its connection and the caller's task")
+        return self._run_graph(req, context, {req.tensorweave_stream_task: context.stream})
+
+    def _run_graph(self, req: Any, context: Any, streams: dict[str, Any] | None = None) -> bytes:
         cancellation = CancellationManager()
         context.add_callback(lambda: cancellation.start_cancel(
             errors.CancelledError(None, None, "RunGraph cancelled by the master")))
@@ -193,7 +206,7 @@ class WorkerServicer:
         call = RunGraphCall(
             req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
             req.exec_opts.record_timeline, _time_remaining(context), cancellation,
-            req.tensorweave_single_partition,
+            req.tensorweave_single_partition, streams, stream_server=True,
         )
         try:
             result = self._w.run_graph(call)
@@ -275,6 +288,7 @@ class WorkerServicer:
             f"/{WORKER_SERVICE}/RecvTensor": _guard(self.recv_tensor),
             f"/{WORKER_SERVICE}/CleanupGraph": _guard(self.cleanup_graph),
             f"/{TW_WORKER_SERVICE}/RecvTensors": _guard(self.recv_tensors),
+            STREAMED_METHOD: _guard(self.run_graph_streamed),
         }
         assert set(handlers) == LOCAL_METHODS
         return handlers

@@ -50,6 +50,12 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.transport.status import error_from_status
+from tensorweave.distributed.transport.step_stream import (
+    KIND_RESPONSE,
+    STREAMED_METHOD,
+    StreamClosed,
+    StreamConn,
+)
 
 log = logging.getLogger("tensorweave.transport")
 
@@ -135,9 +141,11 @@ class _Abort(Exception):
 class _Context:
     """The part of `grpc.ServicerContext` the worker handlers use."""
 
-    def __init__(self, timeout_s: float):
+    def __init__(self, timeout_s: float, stream: StreamConn | None = None):
         self._deadline = time.monotonic() + timeout_s if timeout_s >= 0 else None
         self.callbacks: list[Callable[[], Any]] = []
+        # NOTE: the connection of a streamed call (`step_stream`), for its handler.
+        self.stream = stream
 
     def time_remaining(self) -> float | None:
         if self._deadline is None:
@@ -222,6 +230,7 @@ class LocalRpcServer:
         return uid == os.getuid()
 
     def _serve(self, conn: socket.socket) -> None:
+        stream: StreamConn | None = None
         try:
             while not self._stopped:
                 method_len, reserved, timeout_s, payload_len = _REQUEST.unpack(
@@ -231,21 +240,35 @@ class LocalRpcServer:
                     return
                 method = bytes(_recv_exact(conn, method_len)).decode()
                 payload = bytes(_recv_exact(conn, payload_len))
-                code, body = self._dispatch(method, payload, timeout_s)
+                streamed = method == STREAMED_METHOD and method in self._handlers
+                if streamed:
+                    if stream is None:
+                        stream = StreamConn(conn, "the calling task")
+                    stream.begin_call()
+                code, body = self._dispatch(method, payload, timeout_s,
+                                            stream if streamed else None)
                 self.calls += 1
-                _send_frame(conn, _RESPONSE.pack(code, 0, len(body)), body)
-        except (EOFError, OSError, struct.error, UnicodeDecodeError):
+                if stream is None:
+                    _send_frame(conn, _RESPONSE.pack(code, 0, len(body)), body)
+                else:
+                    # NOTE: behind whatever the stream's writer thread still sends
+                    stream.send_frame(KIND_RESPONSE, [body], code)
+                if streamed:
+                    stream.drain()
+        except (EOFError, OSError, struct.error, UnicodeDecodeError, StreamClosed,
+                errors.DataLossError):
             pass  # the client went away, or stop() closed the connection
         finally:
             with self._lock:
                 self._conns.discard(conn)
             conn.close()
 
-    def _dispatch(self, method: str, payload: bytes, timeout_s: float) -> tuple[int, bytes]:
+    def _dispatch(self, method: str, payload: bytes, timeout_s: float,
+                  stream: StreamConn | None = None) -> tuple[int, bytes]:
         handler = self._handlers.get(method)
         if handler is None:
             return _UNIMPLEMENTED, f"Method {method} is not served over the local socket".encode()
-        context = _Context(timeout_s)
+        context = _Context(timeout_s, stream)
         try:
             return 0, handler(payload, context)
         except _Abort as e:
@@ -291,6 +314,7 @@ class LocalRpcClient:
         port = port_of(address)
         self._name = socket_name(port) if port is not None and supported() else None
         self._idle: list[socket.socket] = []
+        self._idle_streams: list[StreamConn] = []
         self._lock = threading.Lock()
 
     def _connection(self) -> socket.socket | None:
@@ -366,9 +390,62 @@ class LocalRpcClient:
                 return
         sock.close()
 
+    def open_stream(self, method: str, payload: bytes,
+                    timeout_s: float | None) -> StreamConn | None:
+        """Starts a streamed call (see `step_stream`): sends the request and returns its
+        connection, on which the caller then exchanges frames and reads the answer
+        (`StreamConn.read_until_response`), then hands it back with `release_stream`.
+
+        Returns:
+          None when the peer has no local socket or it cannot be reached (use gRPC).
+        """
+        if self._name is None:
+            return None
+        method_bytes = method.encode()
+        header = _REQUEST.pack(len(method_bytes), 0, -1.0 if timeout_s is None else timeout_s,
+                               len(payload))
+        for _ in range(2):  # NOTE: an idle connection may have been closed by a restart
+            conn = self._stream_connection()
+            if conn is None:
+                return None
+            conn.begin_call()
+            try:
+                conn.send([header + method_bytes, payload])
+                return conn
+            except StreamClosed:
+                conn.close()
+        return None
+
+    def _stream_connection(self) -> StreamConn | None:
+        while True:
+            with self._lock:
+                conn = self._idle_streams.pop() if self._idle_streams else None
+            if conn is None:
+                break
+            if not conn.broken and _still_open(conn.sock):
+                return conn
+            conn.close()
+        sock = self._connection()
+        if sock is None:
+            return None
+        sock.settimeout(None)
+        return StreamConn(sock, self.task)
+
+    def release_stream(self, conn: StreamConn) -> None:
+        """Keeps a streamed call's connection for the next call (closes a broken one)."""
+        if not conn.broken:
+            with self._lock:
+                if len(self._idle_streams) < IDLE_PER_PEER:
+                    self._idle_streams.append(conn)
+                    return
+        conn.close()
+
     def close(self) -> None:
         """Closes the idle connections."""
         with self._lock:
             idle, self._idle = self._idle, []
+            streams, self._idle_streams = self._idle_streams, []
         for sock in idle:
             sock.close()
+        for conn in streams:
+            conn.close()

@@ -109,3 +109,17 @@ def test_sgd_step_under_replica_device_setter_needs_two_rounds():
                             if n.op == "_Recv" and not n.attrs.get("client_terminated")})
                for dev, p in parts.items()}
     assert batches == {W: [0], PS0: [1]}
+
+
+def test_noop_joining_two_ps_stays_with_a_streaming_master():
+    """With the master (worker) streaming to both ps tasks, the NoOp relays on the worker
+    (three frames) rather than making one ps pull from the other."""
+    nodes = [_noop("a", device=PS0), _noop("b", device=PS1), _noop("update", "a", "b"),
+             _noop("step", "update", device=PS0)]
+    placement = {n.name: n.device for n in nodes}
+    relocate_control_relays(nodes, placement, W, {PS0, PS1}, pull_cost=4)
+    assert placement["update"] == W
+    # A ps that the master cannot stream to: its crossings cost pulls again.
+    placement = {n.name: n.device for n in nodes}
+    relocate_control_relays(nodes, placement, W, {PS0}, pull_cost=4)
+    assert placement["update"] == PS0

@@ -1,0 +1,69 @@
+"""Raw tensor frames of the same-host step streams (`transport.tensor_frames`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tensorweave import errors
+from tensorweave.distributed.transport import tensor_frames
+
+
+def _roundtrip(items):
+    bufs, size = tensor_frames.encode(items)
+    body = bytearray(b"".join(bytes(b) for b in bufs))
+    assert len(body) == size
+    return tensor_frames.decode(body)
+
+
+def test_values_keep_dtype_shape_and_content():
+    items = [
+        ("scalar", np.float32(2.5)),
+        ("zero_d", np.array(7, dtype=np.int64)),
+        ("matrix", np.arange(12, dtype=np.float32).reshape(3, 4)),
+        ("empty", np.zeros((0, 5), dtype=np.float64)),
+        ("bools", np.array([True, False, True])),
+        ("transposed", np.arange(6, dtype=np.int32).reshape(2, 3).T),
+        ("strings", np.array([b"a", b"bc"], dtype=object)),
+    ]
+    out = _roundtrip(items)
+    assert [k for k, _ in out] == [k for k, _ in items]
+    for (_, want), (_, got) in zip(items, out):
+        want = np.asarray(want)
+        assert got.shape == want.shape
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_numeric_values_are_aligned_read_only_views():
+    out = _roundtrip([("a", np.ones(3, np.float32)), ("b", np.arange(5, dtype=np.float64))])
+    for _, v in out:
+        assert not v.flags.writeable
+        assert v.ctypes.data % 16 == 0
+
+
+def test_empty_frame():
+    assert _roundtrip([]) == []
+
+
+@pytest.mark.parametrize("cut", [3, 10, 40])
+def test_truncated_frame_is_data_loss(cut):
+    bufs, _ = tensor_frames.encode([("k", np.arange(100, dtype=np.float32))])
+    body = bytearray(b"".join(bytes(b) for b in bufs))
+    with pytest.raises(errors.DataLossError, match="Malformed tensor frame"):
+        tensor_frames.decode(body[:cut])
+
+
+def test_size_that_does_not_match_shape_is_data_loss():
+    bufs, _ = tensor_frames.encode([("k", np.arange(4, dtype=np.float32))])
+    body = bytearray(b"".join(bytes(b) for b in bufs))
+    body[4 + 24] = 5  # the one dim (after the count and the entry header): 5, not 4
+    with pytest.raises(errors.DataLossError, match="for shape"):
+        tensor_frames.decode(body)
+
+
+def test_trailing_bytes_are_data_loss():
+    bufs, _ = tensor_frames.encode([("k", np.arange(4, dtype=np.float32))])
+    body = bytearray(b"".join(bytes(b) for b in bufs)) + b"junk"
+    with pytest.raises(errors.DataLossError, match="trailing"):
+        tensor_frames.decode(body)
