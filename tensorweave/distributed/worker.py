@@ -214,7 +214,7 @@ class Worker:
             stats = StepStatsCollector(self.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
             if pump is not None:
-                pump.flush()  # NOTE: errors of the last sends belong to the step
+                pump.flush(final=True)  # NOTE: errors of the last sends belong to the step
         except errors.OpError as e:
             cancellation.start_cancel(e)
             self.rendezvous.cleanup(step_id, e)

@@ -108,12 +108,24 @@ class ShmError(Exception):
 
 
 # ------------------------------------------------------------------ where it applies
+_AVAILABLE_TTL_S = 1.0
+_available: tuple[str, float, bool] = ("", 0.0, False)
+
+
 def available() -> bool:
-    """True when `SHM_DIR` is a directory this process can create files in."""
+    """True when `SHM_DIR` is a directory this process can create files in (checked at
+    most every `_AVAILABLE_TTL_S` seconds: it is asked on every step)."""
+    global _available
+    where, checked, ok = _available
+    now = time.monotonic()
+    if where == SHM_DIR and now - checked < _AVAILABLE_TTL_S:
+        return ok
     try:
-        return os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
+        ok = os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
     except (OSError, ValueError):
-        return False
+        ok = False
+    _available = (SHM_DIR, now, ok)
+    return ok
 
 
 _LOOPBACK_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",

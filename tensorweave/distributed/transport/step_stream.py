@@ -54,6 +54,7 @@ KIND_END = 2
 SOCKET_BUFFER_BYTES = 4 << 20
 _MAX_BODY_BYTES = 1 << 40
 _BACKGROUND_JOIN_S = 5.0
+_END_FRAME = FRAME.pack(0, KIND_END, 0)
 
 
 class StreamClosed(Exception):
@@ -93,6 +94,7 @@ class StreamConn:
             except OSError:
                 pass
         self._cond = threading.Condition()
+        self._deferred: list[Any] = []
         self._backlog: collections.deque[list[memoryview]] = collections.deque()
         self._writer: threading.Thread | None = None
         self._closed = False
@@ -114,8 +116,11 @@ class StreamConn:
         Raises:
           StreamClosed: if the connection broke.
         """
-        bufs = [memoryview(b).cast("B") for b in buffers if len(b)]
         with self._cond:
+            if self._deferred:
+                buffers = self._deferred + list(buffers)
+                self._deferred = []
+            bufs = [memoryview(b).cast("B") for b in buffers if len(b)]
             if self.broken or self._closed:
                 raise StreamClosed(f"connection to {self.peer} is closed")
             if not self._backlog:
@@ -136,15 +141,16 @@ class StreamConn:
                 self._writer.start()
             self._cond.notify()
 
+    def defer(self, buffers: list[Any]) -> None:
+        """Keeps `buffers` (whole frames) to go out in front of the next `send` (server
+        end: values sent at the very end of a partition ride with its answer)."""
+        with self._cond:
+            self._deferred.extend(buffers)
+
     def send_frame(self, kind: int, body: list[Any], status: int = 0) -> None:
         """Sends one framed message of `kind` with `body` buffers."""
         length = sum(len(b) for b in body)
         self.send([FRAME.pack(status, kind, length), *body])
-
-    def send_tensors(self, items: list[tuple[str, Any]]) -> None:
-        """Sends rendezvous values as one `KIND_TENSORS` frame."""
-        bufs, _ = tensor_frames.encode(items)
-        self.send_frame(KIND_TENSORS, bufs)
 
     def send_end(self) -> None:
         """Caller side, once per call: no more values come from this end."""
@@ -299,27 +305,40 @@ class StreamPump:
 
     # --------------------------------------------------------------- sending
     def forward(self, leg: _Leg, key: str, value: Any) -> None:
-        """A `_Send` of `key` to the leg's task (called through the rendezvous)."""
+        """A `_Send` of `key` to the leg's task (called through the rendezvous). Batched
+        values go out when this thread is about to wait (`flush`), and at the caller also
+        once the leg's last key was sent (with the call's END in the same write)."""
         with self._lock:
             leg.pending.append((key, value))
             leg.conn.unsent.discard(key)
-            if leg.batch and leg.conn.unsent:
+            if leg.batch and (leg.conn.unsent or self._server):
                 return
             items, leg.pending = leg.pending, []
         self._send(leg, items)
 
-    def flush(self) -> None:
-        """Sends every batched value (before this thread waits for anything)."""
+    def flush(self, final: bool = False) -> None:
+        """Sends every batched value (before this thread waits for anything). With
+        `final` (the partition ended), the server end leaves them to go out with its
+        answer (`StreamConn.defer`)."""
         for leg in self._legs:
             if leg.pending:
                 with self._lock:
                     items, leg.pending = leg.pending, []
                 if items:
-                    self._send(leg, items)
+                    self._send(leg, items, defer=final and self._server)
 
-    def _send(self, leg: _Leg, items: list[tuple[str, Any]]) -> None:
+    def _send(self, leg: _Leg, items: list[tuple[str, Any]], defer: bool = False) -> None:
+        conn = leg.conn
+        bufs, length = tensor_frames.encode(items)
+        frame = [FRAME.pack(0, KIND_TENSORS, length), *bufs]
+        if defer:
+            conn.defer(frame)
+            return
+        if not self._server and not conn.unsent and not conn.end_sent:
+            conn.end_sent = True  # NOTE: the call's END rides in the same write
+            frame.append(_END_FRAME)
         try:
-            leg.conn.send_tensors(items)
+            conn.send(frame)
         except StreamClosed as e:
             raise errors.UnavailableError(None, None, f"{leg.task} is unreachable: {e}") from None
 
@@ -426,7 +445,7 @@ class StreamPump:
                     leg.conn.broken = True
                 self._waker = None  # NOTE: still in use by that thread
         try:
-            self.flush()
+            self.flush(final=True)
         except errors.OpError:
             pass  # NOTE: the broken leg reports itself when its answer is read
         for leg in self._legs:

@@ -5,13 +5,18 @@ encode and again into `bytes` on serialize; here the sender hands the arrays' ow
 to `sendmsg` (scatter/gather, no copy in Python) and the receiver reads the whole frame
 into one `bytearray` and takes read-only NumPy views of it (one copy, by the kernel).
 
-Body layout (little endian), `count` entries back to back:
+Body layout (little endian): a table of the entries, then their data, each data region
+starting `ALIGN`-aligned from the body start:
 
-    u32 count
-    per entry:  u32 key length, i32 dtype (TensorFlow's DataType enum; 0: the data is a
-                serialized TensorProto, used for string tensors), u32 rank, u32 0,
-                u64 data length, rank x i64 dims, key (UTF-8), zero padding up to a
-                multiple of `ALIGN` bytes from the body start, data
+    u32 count, u32 table length
+    table, per entry:  u32 key length, i32 dtype (TensorFlow's DataType enum; 0: the data
+                       is a serialized TensorProto, used for string tensors), u32 rank,
+                       u32 0, u64 data length, rank x i64 dims, key (UTF-8)
+    zero padding, then per entry: data, zero padding to a multiple of `ALIGN`
+
+A step sends the same keys, dtypes and shapes every time, so both ends cache layouts: the
+sender the table and paddings by (key, dtype, shape) list, the receiver the parsed table
+by its bytes.
 
 Values come back as read-only arrays (the runtime's marker for a buffer nobody else
 writes, see `codec.assemble`), each a view into the frame's buffer.
@@ -31,10 +36,40 @@ from tensorweave.framework import dtypes
 from tensorweave.protos import tensor_pb2
 
 ALIGN = 64
-_COUNT = struct.Struct("<I")
+_HEAD = struct.Struct("<II")
 _ENTRY = struct.Struct("<IiIIQ")
 _PROTO = 0
 _PAD = bytes(ALIGN)
+_CACHE_SIZE = 256
+
+
+class _Layout:
+    """A parsed table: where each entry's data lies and what it is."""
+
+    __slots__ = ("entries", "end")
+
+    def __init__(self, entries: list[tuple[str, int, Any, int, tuple, int]], end: int):
+        self.entries = entries  # (key, dtype enum, numpy dtype, offset, shape, nbytes)
+        self.end = end
+
+
+_encoded: dict[tuple, tuple[bytes, list[bytes]]] = {}
+_decoded: dict[bytes, _Layout] = {}
+
+
+def _pad(n: int) -> int:
+    return -n % ALIGN
+
+
+def _table(entries: list[tuple[bytes, int, tuple, int]]) -> tuple[bytes, list[bytes]]:
+    """(head + table + padding, data paddings) for (key, dtype enum, shape, nbytes)s."""
+    table = b"".join(
+        _ENTRY.pack(len(key), enum, len(shape), 0, nbytes)
+        + struct.pack(f"<{len(shape)}q", *shape) + key
+        for key, enum, shape, nbytes in entries)
+    prefix = _HEAD.pack(len(entries), len(table)) + table
+    prefix += _PAD[:_pad(len(prefix))]
+    return prefix, [_PAD[:_pad(nbytes)] for _, _, _, nbytes in entries]
 
 
 def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
@@ -44,28 +79,42 @@ def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
       (buffers, total length in bytes): bytes objects and memoryviews of the arrays
       themselves, to be sent in order without joining.
     """
-    bufs: list[Any] = [_COUNT.pack(len(items))]
-    size = _COUNT.size
-    for key, value in items:
+    arrays = []
+    for _, value in items:
         arr = codec.as_array(value)
-        key_bytes = key.encode()
+        if arr.dtype != object and not arr.flags.c_contiguous:
+            arr = arr.copy(order="C")  # NOTE: not ascontiguousarray: it makes 0-d 1-d
+        arrays.append(arr)
+    signature = tuple((key, arr.dtype, arr.shape) for (key, _), arr in zip(items, arrays))
+    cached = _encoded.get(signature)
+    datas = []
+    entries = []
+    for (key, _), arr in zip(items, arrays):
         if arr.dtype == object:
             data: Any = codec.tensor_proto(arr).SerializeToString()
-            enum, shape = _PROTO, ()
+            entries.append((key.encode(), _PROTO, (), len(data)))
+            cached = None  # NOTE: its length varies with the strings
         else:
-            if not arr.flags.c_contiguous:
-                arr = arr.copy(order="C")  # NOTE: not ascontiguousarray: it makes 0-d 1-d
             data = memoryview(arr.reshape(-1).view(np.uint8)) if arr.size else b""
-            enum, shape = dtypes.as_dtype(arr.dtype).as_datatype_enum, arr.shape
-        head = _ENTRY.pack(len(key_bytes), enum, len(shape), 0, len(data))
-        head += struct.pack(f"<{len(shape)}q", *shape) + key_bytes
-        size += len(head)
-        pad = -size % ALIGN
-        bufs.append(head + _PAD[:pad])
-        size += pad
+            if cached is None:
+                entries.append((key.encode(), dtypes.as_dtype(arr.dtype).as_datatype_enum,
+                                arr.shape, arr.nbytes))
+        datas.append(data)
+    if cached is None:
+        cached = _table(entries)
+        if all(enum != _PROTO for _, enum, _, _ in entries):
+            if len(_encoded) >= _CACHE_SIZE:
+                _encoded.clear()
+            _encoded[signature] = cached
+    prefix, pads = cached
+    bufs: list[Any] = [prefix]
+    size = len(prefix)
+    for data, pad in zip(datas, pads):
         if len(data):
             bufs.append(data)
-            size += len(data)
+        if pad:
+            bufs.append(pad)
+        size += len(data) + len(pad)
     return bufs, size
 
 
@@ -76,38 +125,49 @@ def decode(body: bytearray) -> list[tuple[str, Any]]:
       DataLossError: if the body is malformed (sizes that do not add up, unknown dtype).
     """
     try:
-        return _decode(body)
+        count, table_len = _HEAD.unpack_from(body, 0)
+        table = bytes(body[_HEAD.size:_HEAD.size + table_len])
+        layout = _decoded.get(table)
+        if layout is None:
+            layout = _parse(count, table)
+            if len(_decoded) >= _CACHE_SIZE:
+                _decoded.clear()
+            _decoded[table] = layout
+        if layout.end != len(body):
+            raise ValueError(f"{len(body)} bytes where the table announces {layout.end}")
+        out = []
+        for key, enum, npt, offset, shape, nbytes in layout.entries:
+            if enum == _PROTO:
+                proto = tensor_pb2.TensorProto.FromString(bytes(body[offset:offset + nbytes]))
+                value = codec.decode(proto)
+            else:
+                value = np.frombuffer(body, npt, nbytes // npt.itemsize, offset).reshape(shape)
+                value.flags.writeable = False
+            out.append((key, value))
+        return out
     except (struct.error, ValueError, TypeError, UnicodeDecodeError) as e:
         raise errors.DataLossError(None, None, f"Malformed tensor frame: {e}") from None
 
 
-def _decode(body: bytearray) -> list[tuple[str, Any]]:
-    (count,) = _COUNT.unpack_from(body, 0)
-    pos = _COUNT.size
-    out = []
-    view = memoryview(body)
+def _parse(count: int, table: bytes) -> _Layout:
+    entries = []
+    pos = 0
+    offset = _HEAD.size + len(table)
+    offset += _pad(offset)
     for _ in range(count):
-        key_len, enum, rank, _, nbytes = _ENTRY.unpack_from(body, pos)
+        key_len, enum, rank, _, nbytes = _ENTRY.unpack_from(table, pos)
         pos += _ENTRY.size
-        shape = struct.unpack_from(f"<{rank}q", body, pos)
+        shape = struct.unpack_from(f"<{rank}q", table, pos)
         pos += 8 * rank
-        key = bytes(view[pos:pos + key_len]).decode()
+        key = table[pos:pos + key_len].decode()
         pos += key_len
-        pos += -pos % ALIGN
-        if pos + nbytes > len(body):
-            raise ValueError(f"entry {key!r} runs past the frame end")
-        if enum == _PROTO:
-            proto = tensor_pb2.TensorProto.FromString(bytes(view[pos:pos + nbytes]))
-            value = codec.decode(proto)
-        else:
-            npt = dtypes.as_dtype(enum).as_numpy_dtype
-            count_el = math.prod(shape)
-            if count_el * np.dtype(npt).itemsize != nbytes:
+        npt = None
+        if enum != _PROTO:
+            npt = np.dtype(dtypes.as_dtype(enum).as_numpy_dtype)
+            if math.prod(shape) * npt.itemsize != nbytes:
                 raise ValueError(f"entry {key!r}: {nbytes} bytes for shape {shape}")
-            value = np.frombuffer(body, dtype=npt, count=count_el, offset=pos).reshape(shape)
-            value.flags.writeable = False
-        pos += nbytes
-        out.append((key, value))
-    if pos != len(body):
-        raise ValueError(f"{len(body) - pos} trailing bytes")
-    return out
+        entries.append((key, enum, npt, offset, shape, nbytes))
+        offset += nbytes + _pad(nbytes)
+    if pos != len(table):
+        raise ValueError(f"{len(table) - pos} trailing bytes in the table")
+    return _Layout(entries, offset)

@@ -57,7 +57,7 @@ def test_truncated_frame_is_data_loss(cut):
 def test_size_that_does_not_match_shape_is_data_loss():
     bufs, _ = tensor_frames.encode([("k", np.arange(4, dtype=np.float32))])
     body = bytearray(b"".join(bytes(b) for b in bufs))
-    body[4 + 24] = 5  # the one dim (after the count and the entry header): 5, not 4
+    body[8 + 24] = 5  # the one dim (after the head and the entry header): 5, not 4
     with pytest.raises(errors.DataLossError, match="for shape"):
         tensor_frames.decode(body)
 
@@ -65,5 +65,14 @@ def test_size_that_does_not_match_shape_is_data_loss():
 def test_trailing_bytes_are_data_loss():
     bufs, _ = tensor_frames.encode([("k", np.arange(4, dtype=np.float32))])
     body = bytearray(b"".join(bytes(b) for b in bufs)) + b"junk"
-    with pytest.raises(errors.DataLossError, match="trailing"):
+    with pytest.raises(errors.DataLossError, match="table announces"):
         tensor_frames.decode(body)
+
+
+def test_layouts_are_cached_but_every_frame_carries_its_own_values():
+    a = _roundtrip([("k", np.arange(3, dtype=np.float32))])
+    b = _roundtrip([("k", np.arange(3, dtype=np.float32) + 10)])
+    np.testing.assert_array_equal(a[0][1], [0, 1, 2])
+    np.testing.assert_array_equal(b[0][1], [10, 11, 12])
+    c = _roundtrip([("k", np.arange(4, dtype=np.float32))])  # same key, new shape
+    assert c[0][1].shape == (4,)
