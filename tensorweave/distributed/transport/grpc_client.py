@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.distributed.transfer_stats import STATS
 from tensorweave.distributed.transport import codec, shm
 from tensorweave.distributed.transport.grpc_server import (
     CHANNEL_OPTIONS,
@@ -404,6 +405,7 @@ class StreamedRun:
             raise errors.UnavailableError(
                 None, None, f"{task} at {address} is unreachable: {e}") from None
         self.worker._stub.local.release_stream(conn)
+        STATS.add_streamed_run()
         if status:
             raise error_from_status(status, body.decode(errors="replace"), task, address)
         try:

@@ -40,9 +40,13 @@ import threading
 import time
 from typing import Any
 
+from google.protobuf.message import DecodeError
+
 from tensorweave import errors
+from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import tensor_frames
-from tensorweave.distributed.transport.status import error_from_status
+from tensorweave.distributed.transport.status import error_from_code, error_from_status
+from tensorweave.protos import worker_pb2
 
 STREAMED_METHOD = "/tensorweave.grpc.WorkerService/RunGraphStreamed"
 FRAME = struct.Struct("<iIQ")  # status code, kind, body length (local_rpc's response)
@@ -341,6 +345,7 @@ class StreamPump:
             conn.send(frame)
         except StreamClosed as e:
             raise errors.UnavailableError(None, None, f"{leg.task} is unreachable: {e}") from None
+        STATS.add(sent=nbytes(v for _, v in items))
 
     # --------------------------------------------------------------- reading
     def wants(self, keys: Any) -> bool:
@@ -392,7 +397,9 @@ class StreamPump:
     def _handle(self, leg: _Leg, status: int, kind: int, body: bytearray) -> None:
         conn = leg.conn
         if kind == KIND_TENSORS:
-            for key, value in tensor_frames.decode(body):
+            items = tensor_frames.decode(body)
+            STATS.add(received=nbytes(v for _, v in items))
+            for key, value in items:
                 conn.expect.discard(key)
                 self._by_key.pop(key, None)
                 self._rdv.send(key, value)
@@ -409,6 +416,9 @@ class StreamPump:
             if status:
                 raise error_from_status(status, conn.final[1].decode(errors="replace"),
                                         leg.task, "")
+            error = _error_in_answer(conn.final[1])
+            if error is not None:
+                raise error
             raise errors.InternalError(
                 None, None, f"{leg.task} finished the step without sending "
                 f"{', '.join(sorted(conn.expect))}")
@@ -459,6 +469,15 @@ class StreamPump:
         if self._waker is not None:
             self._waker.close()
             self._waker = None
+
+
+def _error_in_answer(body: bytes) -> errors.OpError | None:
+    """The error a `RunGraphResponse` carries in its body, if any."""
+    try:
+        resp = worker_pb2.RunGraphResponse.FromString(body)
+    except DecodeError:
+        return errors.DataLossError(None, None, "Malformed RunGraphResponse")
+    return error_from_code(resp.status_code, resp.status_error_message)
 
 
 class _Waker:
