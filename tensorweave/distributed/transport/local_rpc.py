@@ -238,8 +238,9 @@ class LocalRpcServer:
                 if reserved or method_len > _METHOD_MAX_BYTES or timeout_s != timeout_s:
                     log.warning("Dropping a same-host RPC connection: malformed frame")
                     return
-                method = bytes(_recv_exact(conn, method_len)).decode()
-                payload = bytes(_recv_exact(conn, payload_len))
+                rest = _recv_exact(conn, method_len + payload_len)
+                method = bytes(rest[:method_len]).decode()
+                payload = bytes(rest[method_len:])
                 streamed = method == STREAMED_METHOD and method in self._handlers
                 if streamed:
                     if stream is None:
@@ -422,8 +423,8 @@ class LocalRpcClient:
                 conn = self._idle_streams.pop() if self._idle_streams else None
             if conn is None:
                 break
-            if not conn.broken and _still_open(conn.sock):
-                return conn
+            if not conn.broken:
+                return conn  # NOTE: one its server closed fails the request's send: retried
             conn.close()
         sock = self._connection()
         if sock is None:

@@ -261,13 +261,14 @@ class StreamConn:
 
 
 class _Leg:
-    __slots__ = ("conn", "task", "pending", "batch")
+    __slots__ = ("conn", "task", "pending", "batch", "send_keys")
 
-    def __init__(self, conn: StreamConn, task: str, batch: bool):
+    def __init__(self, conn: StreamConn, task: str, batch: bool, send_keys: list[str]):
         self.conn = conn
         self.task = task
         self.pending: list[tuple[str, Any]] = []
         self.batch = batch
+        self.send_keys = send_keys
 
 
 class StreamPump:
@@ -292,12 +293,13 @@ class StreamPump:
         self._lock = threading.Lock()
         self._waker: _Waker | None = None
         self._background: threading.Event | None = None
+        self._stopping = False
 
     def attach(self, conn: StreamConn, task: str, recv_keys: list[str],
                send_keys: list[str], batch: bool = True) -> None:
         """Streams `recv_keys` in from `conn` and forwards this partition's sends of
         `send_keys` to it (batched per leg when `batch`, flushed by `flush`)."""
-        leg = _Leg(conn, task, batch)
+        leg = _Leg(conn, task, batch, send_keys)
         self._legs.append(leg)
         conn.expect = set(recv_keys)
         conn.unsent = set(send_keys)
@@ -429,13 +431,13 @@ class StreamPump:
         """Reads on a `pool` thread until every expected value arrived (for plans that
         wait in their own way); a failure aborts the step rendezvous. `close` waits
         for that thread."""
-        self._waker = _Waker(self._cancellation)
+        self._waker = _Waker(self._cancellation, dedicated=True)  # NOTE: read on another thread
         self._background = threading.Event()
         pool.submit(self._run_background)
 
     def _run_background(self) -> None:
         try:
-            while self._by_key and not self._cancellation.is_cancelled:
+            while self._by_key and not self._stopping and not self._cancellation.is_cancelled:
                 self.step()
         except errors.OpError as e:
             self._rdv.abort(e)
@@ -448,6 +450,7 @@ class StreamPump:
         """End of the partition: sends what is batched, ENDs (at the caller) the legs
         whose keys were not all sent, and forgets the forwards."""
         if self._background is not None and self._waker is not None:
+            self._stopping = True
             self._waker.fire()
             if not self._background.wait(_BACKGROUND_JOIN_S):
                 # NOTE: stuck mid-frame: these connections cannot be trusted any more.
@@ -458,9 +461,10 @@ class StreamPump:
             self.flush(final=True)
         except errors.OpError:
             pass  # NOTE: the broken leg reports itself when its answer is read
+        forward = self._rdv.forward
         for leg in self._legs:
-            for key in leg.conn.unsent or ():
-                self._rdv.forward.pop(key, None)
+            for key in leg.send_keys:
+                forward.pop(key, None)
             if not self._server and not leg.conn.end_sent and not leg.conn.broken:
                 try:
                     leg.conn.send_end()
@@ -480,30 +484,60 @@ def _error_in_answer(body: bytes) -> errors.OpError | None:
     return error_from_code(resp.status_code, resp.status_error_message)
 
 
-class _Waker:
-    """An eventfd that becomes readable when `cancellation` fires (for `select`)."""
+class _ThreadEventFd(threading.local):
+    """One eventfd per thread, reused by the pumps that thread runs (closed with it)."""
 
-    def __init__(self, cancellation: Any):
-        self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+    fd = -1
+
+    def get(self) -> int:
+        if self.fd < 0:
+            self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        return self.fd
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+
+
+_EVENTFDS = _ThreadEventFd()
+
+
+class _Waker:
+    """Makes an eventfd readable when `cancellation` fires (for `select`): the calling
+    thread's own (reused by its next pump: `close` disarms and clears it), or with
+    `dedicated` a new one that `close` closes."""
+
+    def __init__(self, cancellation: Any, dedicated: bool = False):
+        self._dedicated = dedicated
+        self.fd = (os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC) if dedicated
+                   else _EVENTFDS.get())
         self._lock = threading.Lock()
+        self._live = True
+        self._fired = False
         self._cancellation = cancellation
         self._token = cancellation.register(self._fire)
         if self._token is None:
-            self._fire(None)
+            self.fire()
 
     def _fire(self, error: Any) -> None:
         self.fire()
 
     def fire(self) -> None:
-        """Makes `fd` readable (idempotent; harmless after `close`)."""
+        """Makes `fd` readable (idempotent; a no-op after `close`)."""
         with self._lock:
-            if self.fd >= 0:
+            if self._live:
+                self._fired = True
                 os.eventfd_write(self.fd, 1)
 
     def close(self) -> None:
-        if self._token is not None:
-            self._cancellation.deregister(self._token)
+        self._cancellation.deregister(self._token)
         with self._lock:
-            # NOTE: under the lock, so a late cancellation never writes to a reused fd.
-            os.close(self.fd)
-            self.fd = -1
+            # NOTE: under the lock: a cancellation running late never writes after this.
+            self._live = False
+            if self._dedicated:
+                os.close(self.fd)
+            elif self._fired:
+                try:
+                    os.eventfd_read(self.fd)
+                except BlockingIOError:
+                    pass

@@ -167,3 +167,25 @@ def test_values_sent_at_the_end_ride_with_the_answer(pair):
     deadline = time.monotonic() + 5
     assert caller_conn.read_frame(deadline)[1] == KIND_TENSORS
     assert caller_conn.read_frame(deadline)[1:] == (KIND_RESPONSE, bytearray(b"ok"))
+
+
+def test_background_reader_delivers_and_stops_at_close(pair):
+    import concurrent.futures
+
+    caller_conn, server_conn = pair
+    rdv = StepRendezvous(1)
+    caller = StreamPump(rdv, CancellationManager(), None, server=False)
+    caller.attach(caller_conn, PS, recv_keys=["w", "never"], send_keys=[], batch=False)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        caller.start_background(pool)
+        server = StreamPump(StepRendezvous(1), CancellationManager(), None, server=True)
+        server.attach(server_conn, CALLER, recv_keys=[], send_keys=["w"], batch=False)
+        server._rdv.send("w", np.float32(5.0))  # unbatched: written at once
+        got: list = []
+        arrived = threading.Event()
+        rdv.recv_many_async(["w"], lambda values, err: (got.append(values), arrived.set()))
+        assert arrived.wait(10.0)
+        assert got == [[5.0]]
+        started = time.monotonic()
+        caller.close()  # "never" never comes: close stops the reader instead of hanging
+        assert time.monotonic() - started < 5.0
