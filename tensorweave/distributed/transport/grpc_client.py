@@ -34,11 +34,8 @@ from tensorweave.distributed.transport.status import (
     error_from_status,
     from_rpc_error,
 )
-from tensorweave.distributed.transport.step_stream import (
-    STREAMED_METHOD,
-    StreamClosed,
-    StreamConn,
-)
+from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
+from tensorweave.distributed.transport.stream_conn import StreamClosed, StreamConn
 from tensorweave.protos import (
     master_pb2,
     tensorflow_server_pb2,

@@ -22,7 +22,9 @@ only). Only peers running as the same user are served (`SO_PEERCRED`), as with t
 /dev/shm files.
 
 Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER` idle
-connections per peer and checks an idle one is still open before reusing it.
+connections per peer and checks an idle one is still open before reusing it. A streamed
+`RunGraph` (`step_stream.STREAMED_METHOD`) also carries tensor frames both ways before
+its answer; its connections are pooled apart (`open_stream`/`release_stream`).
   request:  u32 method length, u32 0, f64 timeout in seconds (< 0: none), u64 payload
             length, method path (UTF-8), payload (a serialized request message)
   response: i32 status (gRPC's canonical code, 0 = OK), u32 0, u64 body length, body
@@ -50,9 +52,9 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.transport.status import error_from_status
-from tensorweave.distributed.transport.step_stream import (
+from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
+from tensorweave.distributed.transport.stream_conn import (
     KIND_RESPONSE,
-    STREAMED_METHOD,
     StreamClosed,
     StreamConn,
 )

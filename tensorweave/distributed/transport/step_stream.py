@@ -9,33 +9,43 @@ the partition's task, read by the very threads that need them: four messages, no
 hand-off (the caller's partition reads the ps's frames in its own thread, the ps's
 handler thread reads the caller's).
 
+When it applies (`MasterSession._start_parts`): the master runs a partition on its own task
+(the inline one) and another partition lives on a same-host task with a local socket
+(`GrpcRemoteWorker.start_streamed`), its feeds fit in the request, and the session did not
+set `TensorweaveOptions.disable_step_streams`. Values between two *other* tasks are still
+pulled (`RecvTensors`); `placer.relocate_control_relays` weighs that in.
+
 Protocol (`local_rpc` framing): the caller sends the `STREAMED_METHOD` request (a
 `RunGraphRequest` whose `tensorweave_stream_task` names the caller's task); then, in
 either direction and in any order, frames `(status 0, KIND_TENSORS, length)` +
 `tensor_frames` body carry the rendezvous values whose source is one end and destination
-the other. The partition's last frame is its answer `(status, KIND_RESPONSE, length)`.
-The caller sends each of its keys exactly once, or, if its partition ended without
-sending all of them (it failed), `(0, KIND_END, 0)`: the server reads (and drops) frames
-until it has every key or the END, so that the connection is clean for the next call.
+the other, each key exactly once. The partition's last frame is its answer
+`(status, KIND_RESPONSE, length)` (a `RunGraphResponse`). The caller ends its side once per
+call with `(0, KIND_END, 0)`, in the same write as its last values, or when its partition
+ended (failed) without sending them all; after its answer the server reads (and drops)
+frames up to that END, so the connection is clean for the next call. A server that gets
+the END while it still waits for values fails its partition (`AbortedError`).
 
-Flow control: a writer never blocks on a full socket (both ends could be writing while
-neither reads): what `sendmsg` cannot take at once goes to the connection's writer thread
-(`StreamConn.send`), so the step's own thread moves on and reads what it waits for.
+Batching: a partition that reads its streams itself (a straight-line plan) sends its
+values to a peer in one frame when it is about to wait (`StreamPump.flush`, called by
+`Receives.wait`), and the caller also when the last one is out; what the server sends at
+the very end of its partition rides in front of its answer (`StreamConn.defer`). Other
+plans get a reader thread (`StreamPump.start_background`) and send each value at once.
 
-Deadlock freedom: a partition's thread reads the stream only when the values it waits for
-(`Receives.wait`) include keys that arrive on it, and flushes its batched sends before any
-wait (`StreamPump.flush`); it otherwise waits on its receive queue as before. Cancellation
-wakes a pump blocked in `select` through an eventfd; a dead peer ends it with EOF.
+Flow control: a writer never blocks on a full socket (`stream_conn.StreamConn.send`).
+
+Deadlock freedom: a partition's thread reads the streams only when the values it waits for
+(`Receives.wait`) include keys that arrive on them, and flushes its batched sends before
+any wait; it otherwise waits on its receive queue as before. Cancellation wakes a pump
+blocked in `select` through an eventfd; the step deadline bounds it; a dead peer ends it
+with EOF (`UnavailableError` naming the task).
 """
 
 from __future__ import annotations
 
-import collections
 import functools
 import os
 import select
-import socket
-import struct
 import threading
 import time
 from typing import Any
@@ -46,218 +56,19 @@ from tensorweave import errors
 from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import tensor_frames
 from tensorweave.distributed.transport.status import error_from_code, error_from_status
+from tensorweave.distributed.transport.stream_conn import (
+    FRAME,
+    KIND_END,
+    KIND_RESPONSE,
+    KIND_TENSORS,
+    StreamClosed,
+    StreamConn,
+)
 from tensorweave.protos import worker_pb2
 
 STREAMED_METHOD = "/tensorweave.grpc.WorkerService/RunGraphStreamed"
-FRAME = struct.Struct("<iIQ")  # status code, kind, body length (local_rpc's response)
-KIND_RESPONSE = 0
-KIND_TENSORS = 1
-KIND_END = 2
-# NOTE: the step's own thread tries to send without blocking; a bigger socket buffer
-# makes the writer thread's hand-off rare (the kernel caps it at net.core.wmem_max).
-SOCKET_BUFFER_BYTES = 4 << 20
-_MAX_BODY_BYTES = 1 << 40
 _BACKGROUND_JOIN_S = 5.0
 _END_FRAME = FRAME.pack(0, KIND_END, 0)
-
-
-class StreamClosed(Exception):
-    """The connection ended or broke while a frame was expected."""
-
-
-def _advance(bufs: list[memoryview], n: int) -> list[memoryview]:
-    while n and bufs:
-        first = bufs[0]
-        if n >= len(first):
-            n -= len(first)
-            bufs.pop(0)
-        else:
-            bufs[0] = first[n:]
-            n = 0
-    return bufs
-
-
-class StreamConn:
-    """One same-host connection carrying streamed calls (either end).
-
-    Per call it tracks what is still to come from the peer (`expect`), whether the peer
-    ended its side (`peer_ended`), this end's keys still unsent (`unsent`), and a final
-    answer read early by a pump (`final`).
-
-    Args:
-      sock: a connected stream socket in blocking mode.
-      peer: the peer's task name, for error messages.
-    """
-
-    def __init__(self, sock: socket.socket, peer: str):
-        self.sock = sock
-        self.peer = peer
-        for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, opt, SOCKET_BUFFER_BYTES)
-            except OSError:
-                pass
-        self._cond = threading.Condition()
-        self._deferred: list[Any] = []
-        self._backlog: collections.deque[list[memoryview]] = collections.deque()
-        self._writer: threading.Thread | None = None
-        self._closed = False
-        self.broken = False
-        self.begin_call()
-
-    def begin_call(self) -> None:
-        """Resets the per-call state."""
-        self.expect: set[str] = set()
-        self.unsent: set[str] = set()
-        self.peer_ended = False
-        self.end_sent = False
-        self.final: tuple[int, bytes] | None = None
-
-    # ------------------------------------------------------------------ writing
-    def send(self, buffers: list[Any]) -> None:
-        """Sends `buffers` (one frame) in order, never blocking on a full socket.
-
-        Raises:
-          StreamClosed: if the connection broke.
-        """
-        with self._cond:
-            if self._deferred:
-                buffers = self._deferred + list(buffers)
-                self._deferred = []
-            bufs = [memoryview(b).cast("B") for b in buffers if len(b)]
-            if self.broken or self._closed:
-                raise StreamClosed(f"connection to {self.peer} is closed")
-            if not self._backlog:
-                try:
-                    while bufs:
-                        bufs = _advance(bufs, self.sock.sendmsg(bufs, (), socket.MSG_DONTWAIT))
-                except BlockingIOError:
-                    pass
-                except OSError as e:
-                    self.broken = True
-                    raise StreamClosed(f"connection to {self.peer} broke: {e}") from None
-                if not bufs:
-                    return
-            self._backlog.append(bufs)
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_loop, daemon=True,
-                                                name="tw-stream-writer")
-                self._writer.start()
-            self._cond.notify()
-
-    def defer(self, buffers: list[Any]) -> None:
-        """Keeps `buffers` (whole frames) to go out in front of the next `send` (server
-        end: values sent at the very end of a partition ride with its answer)."""
-        with self._cond:
-            self._deferred.extend(buffers)
-
-    def send_frame(self, kind: int, body: list[Any], status: int = 0) -> None:
-        """Sends one framed message of `kind` with `body` buffers."""
-        length = sum(len(b) for b in body)
-        self.send([FRAME.pack(status, kind, length), *body])
-
-    def send_end(self) -> None:
-        """Caller side, once per call: no more values come from this end."""
-        self.end_sent = True
-        self.send_frame(KIND_END, [])
-
-    def _write_loop(self) -> None:
-        while True:
-            with self._cond:
-                while not self._backlog and not self._closed:
-                    self._cond.wait()
-                if not self._backlog:
-                    return
-                bufs = self._backlog[0]
-            try:
-                while bufs:
-                    bufs = _advance(bufs, self.sock.sendmsg(bufs))
-            except OSError:
-                with self._cond:
-                    self.broken = True
-                    self._backlog.clear()
-                    self._cond.notify_all()
-                continue
-            with self._cond:
-                self._backlog.popleft()
-                self._cond.notify_all()
-
-    # ------------------------------------------------------------------ reading
-    def wait_readable(self, waker: int | None, deadline: float | None) -> bool:
-        """Blocks until the socket has data (True) or `waker` fired (False).
-
-        Raises:
-          TimeoutError: when `deadline` (time.monotonic) passes first.
-        """
-        fds = [self.sock] if waker is None else [self.sock, waker]
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        ready, _, _ = select.select(fds, [], [], timeout)
-        if not ready:
-            raise TimeoutError
-        return self.sock in ready
-
-    def read_frame(self, deadline: float | None) -> tuple[int, int, bytearray]:
-        """Reads one whole frame: (status, kind, body).
-
-        Raises:
-          StreamClosed: the peer closed or the connection broke.
-          TimeoutError: `deadline` passed.
-        """
-        head = self._read_exact(FRAME.size, deadline)
-        status, kind, length = FRAME.unpack(head)
-        if kind > KIND_END or length > _MAX_BODY_BYTES:
-            self.broken = True
-            raise StreamClosed(f"malformed frame from {self.peer}")
-        return status, kind, self._read_exact(length, deadline)
-
-    def _read_exact(self, n: int, deadline: float | None) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
-        while got < n:
-            try:
-                k = self.sock.recv_into(view[got:], 0, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                self.wait_readable(None, deadline)
-                continue
-            except OSError as e:
-                self.broken = True
-                raise StreamClosed(f"connection to {self.peer} broke: {e}") from None
-            if not k:
-                self.broken = True
-                raise StreamClosed(f"{self.peer} closed the connection")
-            got += k
-        return buf
-
-    def read_until_response(self, deadline: float | None) -> tuple[int, bytes]:
-        """The call's final answer (status, body), dropping value frames before it."""
-        while self.final is None:
-            status, kind, body = self.read_frame(deadline)
-            if kind == KIND_RESPONSE:
-                self.final = (status, bytes(body))
-        return self.final
-
-    def drain(self) -> None:
-        """Server side, after the answer: reads (and drops) the caller's frames of this
-        call up to its END."""
-        while not self.peer_ended:
-            _, kind, _ = self.read_frame(None)
-            if kind == KIND_END:
-                self.peer_ended = True
-            elif kind != KIND_TENSORS:
-                self.broken = True
-                raise StreamClosed(f"unexpected frame from {self.peer}")
-
-    def close(self) -> None:
-        """Closes the connection (the writer thread ends)."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 class _Leg:

@@ -13,12 +13,12 @@ import pytest
 
 from tensorweave import errors
 from tensorweave.distributed.transport import local_rpc
-from tensorweave.distributed.transport.step_stream import (
+from tensorweave.distributed.transport.step_stream import StreamPump
+from tensorweave.distributed.transport.stream_conn import (
     KIND_END,
     KIND_RESPONSE,
     KIND_TENSORS,
     StreamConn,
-    StreamPump,
 )
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import StepRendezvous
