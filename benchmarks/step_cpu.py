@@ -1,0 +1,146 @@
+"""CPU time per training step, per process: where a distributed step's cost goes.
+
+`bench_step_cpu(num_ps, steps)` starts `num_ps` ps tasks of `examples/trainer.py` as
+processes on 127.0.0.1, runs one worker of the same trainer graph in this process (the
+digits MLP, batch 128, SGD learning rate 0.1, `MonitoredTrainingSession`, one BLAS
+thread), and after 50 warm-up steps measures `steps` steps:
+
+* `steps_per_sec`: the one worker's rate (nothing else competes for the cores);
+* `worker_cpu_ms_per_step`, `ps_cpu_ms_per_step` (one per ps task): user + system CPU
+  time of each process per step, in milliseconds (`os.times`, `/proc/<pid>/stat`), and
+  the system part alone (`*_sys_ms_per_step`);
+* `total_cpu_ms_per_step`: their sum, what two workers sharing two cores pay per global
+  step.
+
+With `--no-streams` the session sets `TensorweaveOptions.disable_step_streams` (values
+pulled with `RecvTensors`). Run: `python benchmarks/step_cpu.py [--ps 1,2] [--steps 2000]
+[--no-streams]`; prints JSON. Linux only (reads /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+
+import digits_data  # noqa: E402
+from trainer import build_replica  # noqa: E402
+
+import tensorweave as tf  # noqa: E402
+from tensorweave.testing.cluster import pick_unused_port  # noqa: E402
+
+_WARMUP_STEPS = 50
+_READY_TIMEOUT_S = 60.0
+
+
+def _proc_cpu_s(pid: int) -> tuple[float, float]:
+    """(user + system, system) CPU seconds of process `pid`."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    user, system = int(fields[11]) / tick, int(fields[12]) / tick
+    return user + system, system
+
+
+def _start_ps(num_ps: int, ps_hosts: list[str], worker_host: str) -> list[subprocess.Popen]:
+    procs = []
+    for i in range(num_ps):
+        procs.append(subprocess.Popen(
+            [sys.executable, str(EXAMPLES / "trainer.py"), "--job_name", "ps",
+             "--task_index", str(i), "--ps_hosts", ",".join(ps_hosts),
+             "--worker_hosts", worker_host],
+            stdout=subprocess.PIPE, text=True))
+    for p in procs:  # NOTE: bounded by the session's operation timeout below otherwise
+        line = p.stdout.readline()
+        if "serving" not in line:
+            raise RuntimeError(f"ps task did not start: {line!r}")
+    return procs
+
+
+def bench_step_cpu(num_ps: int, steps: int, streams: bool = True) -> dict[str, Any]:
+    """Measures one worker's training steps against `num_ps` ps processes.
+
+    Returns:
+      A JSON-ready dict (see the module docstring).
+
+    Raises:
+      RuntimeError: if a ps task does not start.
+    """
+    ps_hosts = [f"127.0.0.1:{pick_unused_port()}" for _ in range(num_ps)]
+    worker_host = f"127.0.0.1:{pick_unused_port()}"
+    procs = _start_ps(num_ps, ps_hosts, worker_host)
+    try:
+        spec = tf.train.ClusterSpec({"ps": ps_hosts, "worker": [worker_host]})
+        server = tf.train.Server(spec, job_name="worker", task_index=0)
+        data = digits_data.load_digits_split(0)
+        batches = digits_data.minibatches(data.x_train, data.y_train, 128, seed=0)
+        config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"],
+                                operation_timeout_in_ms=int(_READY_TIMEOUT_S * 1000))
+        config.tensorweave.disable_step_streams = not streams
+        with digits_data.blas_threads(1), tf.Graph().as_default():
+            r = build_replica(0, spec, optimizer="sgd", learning_rate=0.1, num_workers=1)
+            with tf.train.MonitoredTrainingSession(
+                    master=server.target, is_chief=True, config=config,
+                    save_checkpoint_secs=None, save_summaries_steps=None,
+                    save_summaries_secs=None, log_step_count_steps=None) as sess:
+                fetches = [r.train_op, r.global_step, r.loss]
+                for _ in range(_WARMUP_STEPS):
+                    x, y = next(batches)
+                    sess.run(fetches, {r.images: x, r.labels: y})
+                ps0 = [_proc_cpu_s(p.pid) for p in procs]
+                w0, t0 = os.times(), time.perf_counter()
+                for _ in range(steps):
+                    x, y = next(batches)
+                    sess.run(fetches, {r.images: x, r.labels: y})
+                wall = time.perf_counter() - t0
+                w1 = os.times()
+                ps1 = [_proc_cpu_s(p.pid) for p in procs]
+        server.stop()
+    finally:
+        for p in procs:
+            p.kill()  # by PID
+            p.wait(10)
+    ms = 1e3 / steps
+    worker_cpu = (w1.user - w0.user + w1.system - w0.system) * ms
+    ps_cpu = [(b[0] - a[0]) * ms for a, b in zip(ps0, ps1)]
+    return {
+        "num_ps": num_ps,
+        "streams": streams,
+        "steps": steps,
+        "steps_per_sec": round(steps / wall, 1),
+        "worker_cpu_ms_per_step": round(worker_cpu, 3),
+        "worker_sys_ms_per_step": round((w1.system - w0.system) * ms, 3),
+        "ps_cpu_ms_per_step": [round(c, 3) for c in ps_cpu],
+        "ps_sys_ms_per_step": [round((b[1] - a[1]) * ms, 3) for a, b in zip(ps0, ps1)],
+        "total_cpu_ms_per_step": round(worker_cpu + sum(ps_cpu), 3),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ps", default="1,2", help="ps task counts, comma separated")
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--no-streams", action="store_true", help="pull values instead")
+    args = parser.parse_args(argv)
+    report = {
+        "benchmark": "step_cpu",
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "runs": [bench_step_cpu(int(n), args.steps, not args.no_streams)
+                 for n in args.ps.split(",") if n],
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
