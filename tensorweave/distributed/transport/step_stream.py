@@ -37,7 +37,7 @@ Flow control: a writer never blocks on a full socket (`stream_conn.StreamConn.se
 Deadlock freedom: a partition's thread reads the streams only when the values it waits for
 (`Receives.wait`) include keys that arrive on them, and flushes its batched sends before
 any wait; it otherwise waits on its receive queue as before. Cancellation wakes a pump
-blocked in `select` through an eventfd; the step deadline bounds it; a dead peer ends it
+blocked in `poll` through an eventfd; the step deadline bounds it; a dead peer ends it
 with EOF (`UnavailableError` naming the task).
 """
 
@@ -45,9 +45,7 @@ from __future__ import annotations
 
 import functools
 import os
-import select
 import threading
-import time
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -63,6 +61,7 @@ from tensorweave.distributed.transport.stream_conn import (
     KIND_TENSORS,
     StreamClosed,
     StreamConn,
+    wait_any,
 )
 from tensorweave.protos import worker_pb2
 
@@ -198,12 +197,9 @@ class StreamPump:
     def _readable(self, legs: list[_Leg], waker: int) -> _Leg | None:
         if len(legs) == 1:
             return legs[0] if legs[0].conn.wait_readable(waker, self._deadline) else None
-        timeout = None if self._deadline is None else max(self._deadline - time.monotonic(), 0)
-        ready, _, _ = select.select([leg.conn.sock for leg in legs] + [waker], [], [], timeout)
-        if not ready:
-            raise TimeoutError
+        ready = wait_any([leg.conn.sock.fileno() for leg in legs] + [waker], self._deadline)
         for leg in legs:
-            if leg.conn.sock in ready:
+            if leg.conn.sock.fileno() in ready:
                 return leg
         return None
 
@@ -314,7 +310,7 @@ _EVENTFDS = _ThreadEventFd()
 
 
 class _Waker:
-    """Makes an eventfd readable when `cancellation` fires (for `select`): the calling
+    """Makes an eventfd readable when `cancellation` fires (for `poll`): the calling
     thread's own (reused by its next pump: `close` disarms and clears it), or with
     `dedicated` a new one that `close` closes."""
 

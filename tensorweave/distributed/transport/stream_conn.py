@@ -8,7 +8,7 @@ body; `kind` says what the body is (`KIND_RESPONSE`: a call's answer, `KIND_TENS
 A writer never blocks on a full socket (both ends could be writing while neither reads):
 what `sendmsg` cannot take at once goes, in order, to the connection's writer thread
 (started on first need), so the step's own thread moves on and reads what it waits for.
-Reads are whole frames, bounded by a deadline, with `select` for the wait.
+Reads are whole frames, bounded by a deadline, with `poll` for the wait.
 """
 
 from __future__ import annotations
@@ -29,6 +29,25 @@ KIND_END = 2
 # makes the writer thread's hand-off rare (the kernel caps it at net.core.wmem_max).
 SOCKET_BUFFER_BYTES = 4 << 20
 _MAX_BODY_BYTES = 1 << 40
+# NOTE: buffers per sendmsg call: Linux refuses more than IOV_MAX (1024).
+_IOV_MAX = 512
+
+
+def wait_any(fds: list[int], deadline: float | None) -> set[int]:
+    """Blocks until one of `fds` is readable (or closed); returns those that are. `poll`,
+    not `select`: a busy process may hold descriptors above FD_SETSIZE.
+
+    Raises:
+      TimeoutError: when `deadline` (time.monotonic seconds) passes first.
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    timeout_ms = None if deadline is None else max(deadline - time.monotonic(), 0.0) * 1e3
+    ready = poller.poll(timeout_ms)
+    if not ready:
+        raise TimeoutError
+    return {fd for fd, _ in ready}
 
 
 class StreamClosed(Exception):
@@ -100,7 +119,8 @@ class StreamConn:
             if not self._backlog:
                 try:
                     while bufs:
-                        bufs = _advance(bufs, self.sock.sendmsg(bufs, (), socket.MSG_DONTWAIT))
+                        bufs = _advance(bufs, self.sock.sendmsg(bufs[:_IOV_MAX], (),
+                                                                socket.MSG_DONTWAIT))
                 except BlockingIOError:
                     pass
                 except OSError as e:
@@ -141,7 +161,7 @@ class StreamConn:
                 bufs = self._backlog[0]
             try:
                 while bufs:
-                    bufs = _advance(bufs, self.sock.sendmsg(bufs))
+                    bufs = _advance(bufs, self.sock.sendmsg(bufs[:_IOV_MAX]))
             except OSError:
                 with self._cond:
                     self.broken = True
@@ -159,12 +179,8 @@ class StreamConn:
         Raises:
           TimeoutError: when `deadline` (time.monotonic) passes first.
         """
-        fds = [self.sock] if waker is None else [self.sock, waker]
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        ready, _, _ = select.select(fds, [], [], timeout)
-        if not ready:
-            raise TimeoutError
-        return self.sock in ready
+        fd = self.sock.fileno()
+        return fd in wait_any([fd] if waker is None else [fd, waker], deadline)
 
     def read_frame(self, deadline: float | None) -> tuple[int, int, bytearray]:
         """Reads one whole frame: (status, kind, body).

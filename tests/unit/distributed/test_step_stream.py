@@ -189,3 +189,19 @@ def test_background_reader_delivers_and_stops_at_close(pair):
         started = time.monotonic()
         caller.close()  # "never" never comes: close stops the reader instead of hanging
         assert time.monotonic() - started < 5.0
+
+
+def test_a_frame_of_many_tensors_goes_out_in_several_writes(pair):
+    caller_conn, server_conn = pair
+    caller_rdv, server_rdv = StepRendezvous(1), StepRendezvous(1)
+    keys = [f"g{i}" for i in range(1500)]  # 3,000 buffers: more than one sendmsg takes
+    caller = StreamPump(caller_rdv, CancellationManager(), None, server=False)
+    server = StreamPump(server_rdv, CancellationManager(), None, server=True)
+    caller.attach(caller_conn, PS, recv_keys=[], send_keys=keys)
+    server.attach(server_conn, CALLER, recv_keys=keys, send_keys=[])
+    for i, key in enumerate(keys):
+        caller_rdv.send(key, np.full(3, i, np.float32))
+    while server.wants(keys):
+        server.step()
+    values = _received(server_rdv, keys)
+    assert [int(v[0]) for v in values] == list(range(1500))
