@@ -254,6 +254,7 @@ class MasterSession:
         token = self._cancel.register(step.cancellation.start_cancel)
         if token is None:
             raise self._cancel.error
+        streamed: list[tuple[_Part, Any]] = []
         try:
             inline = self._inline_part(parts)
             streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline, step)
@@ -278,6 +279,8 @@ class MasterSession:
                     step.done_fn(part)(result, None)
             step.wait(deadline)
         finally:
+            for _, run in streamed:
+                run.abandon()  # NOTE: a no-op once finished (an interrupted step: closed)
             self._cancel.deregister(token)
         if step.errors:
             self._abort(parts, step, step_id)

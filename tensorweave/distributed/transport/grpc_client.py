@@ -374,6 +374,14 @@ class StreamedRun:
         self.worker = worker
         self.call = call
         self.conn = conn
+        self._settled = False  # the connection was handed back or closed
+
+    def abandon(self) -> None:
+        """Closes the connection unless `finish` settled it (the step was interrupted:
+        the partition then sees the caller go)."""
+        if not self._settled:
+            self._settled = True
+            self.conn.close()
 
     def finish(self, deadline: float | None) -> RunGraphResult:
         """Waits for the partition's answer (after the caller's own partition ended).
@@ -393,14 +401,15 @@ class StreamedRun:
                 conn.send_end()
             status, body = conn.read_until_response(deadline)
         except TimeoutError:
-            conn.close()
+            self.abandon()
             raise errors.DeadlineExceededError(
                 None, None, f"Deadline exceeded waiting for RunGraph on {task} at {address}"
             ) from None
         except StreamClosed as e:
-            conn.close()
+            self.abandon()
             raise errors.UnavailableError(
                 None, None, f"{task} at {address} is unreachable: {e}") from None
+        self._settled = True
         self.worker._stub.local.release_stream(conn)
         STATS.add_streamed_run()
         if status:

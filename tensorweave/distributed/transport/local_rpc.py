@@ -264,7 +264,10 @@ class LocalRpcServer:
         finally:
             with self._lock:
                 self._conns.discard(conn)
-            conn.close()
+            if stream is not None:
+                stream.close()  # NOTE: ends its writer thread too
+            else:
+                conn.close()
 
     def _dispatch(self, method: str, payload: bytes, timeout_s: float,
                   stream: StreamConn | None = None) -> tuple[int, bytes]:

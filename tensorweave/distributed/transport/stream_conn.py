@@ -197,7 +197,11 @@ class StreamConn:
         return status, kind, self._read_exact(length, deadline)
 
     def _read_exact(self, n: int, deadline: float | None) -> bytearray:
-        buf = bytearray(n)
+        try:
+            buf = bytearray(n)
+        except MemoryError:
+            self.broken = True
+            raise StreamClosed(f"no memory for a {n}-byte frame from {self.peer}") from None
         view = memoryview(buf)
         got = 0
         while got < n:
