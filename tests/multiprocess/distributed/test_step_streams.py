@@ -5,6 +5,8 @@ untouched and the next step works, and traced steps (another plan kind) stream t
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,24 @@ def test_traced_steps_stream_through_a_background_reader(worker):
                 "/job:ps/replica:0/task:1/device:CPU:0",
                 "/job:worker/replica:0/task:0/device:CPU:0"} <= devices
         assert sess.run(step) == 1
+
+
+def test_a_blocked_ps_partition_ends_at_the_step_deadline(worker):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            queue = tf.FIFOQueue(4, tf.float32, shapes=[[]], name="q")
+            taken = queue.dequeue()  # empty until `put` runs
+            put = queue.enqueue(5.0)
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.float32, [])
+            out = taken + x * 2.0  # the worker's partition waits for the ps's value
+    with tf.Session(worker.target, graph=g, config=_config()) as sess:
+        started = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(out, {x: 1.0}, options=tf.RunOptions(timeout_in_ms=500))
+        assert time.monotonic() - started < 10.0
+        sess.run(put)
+        before = STATS.streamed_runs
+        assert sess.run(out, {x: 1.0}) == 7.0  # streamed steps go on after the timeout
+        assert STATS.streamed_runs == before + 1
