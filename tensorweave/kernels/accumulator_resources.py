@@ -9,7 +9,7 @@ gradients were counted, then returns their mean (or sum), resets the sum and the
 advances the accumulator's global step by one. Takes are served in order; a cancelled or
 deleted take consumes nothing.
 
-Framework-free, like `queue_resources` (whose attempt lines it reuses).
+Framework-free, like `queue_resources`, and built on the same attempt lines (`attempt_lines`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.kernels.queue_resources import (
+from tensorweave.kernels.attempt_lines import (
     COMPLETE,
     NO_PROGRESS,
     Attempt,

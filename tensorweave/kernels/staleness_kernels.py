@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.kernels.queue_resources import COMPLETE, NO_PROGRESS, Attempt, AttemptLines
+from tensorweave.kernels.attempt_lines import COMPLETE, NO_PROGRESS, Attempt, AttemptLines
 from tensorweave.kernels.registry import AsyncKernel, KernelNode, register_kernel
 
 _DEADLINE_LEAD_S = 0.02

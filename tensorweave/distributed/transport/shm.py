@@ -11,11 +11,11 @@ mapping for large files, which measured 2-3x faster) and removes it. That is one
 on each side and no Python-level copies.
 
 When it is used (see `grpc_client`/`grpc_server`): the peer's address is on this host
-(`is_local_address`: loopback names, `unix:` targets, this host's own names and IPs),
-`/dev/shm` is a writable directory (`available`), the tensor is not a string tensor and
-has at least `MIN_BYTES` bytes, and the session did not set
-`ConfigProto.tensorweave.disable_shared_memory` (servers: their default session config).
-Every failure falls back to the gRPC stream path: a failed write (full or missing
+(`is_local_address`, from `host_locality`: loopback names, `unix:` targets, this host's
+own names and IPs), `/dev/shm` is a writable directory (`available`, from `shm_files`),
+the tensor is not a string tensor and has at least `MIN_BYTES` bytes, and the session did
+not set `ConfigProto.tensorweave.disable_shared_memory` (servers: their default session
+config). Every failure falls back to the gRPC stream path: a failed write (full or missing
 `/dev/shm`, not enough free space) sends the tensor over gRPC; a receiver that cannot
 read a file pulls the value over gRPC instead (the sender keeps the file registered under
 its key and streams it from there), or, for feeds, the worker rejects them before running
@@ -35,16 +35,21 @@ given-back files not reused within `RECYCLE_TTL_S` (at most `POOL_FILES`, each a
 `RECYCLE_MAX_BYTES`), and
 everything when their server stops and at interpreter exit; a client unlinks the feed
 files of a `RunGraph` as soon as the call returns. Files of processes that died without
-cleaning up are swept by the next process of the same user that writes (at most every
-`SWEEP_INTERVAL_S`): given-back files at once, others when older than `STALE_AGE_S`.
+cleaning up are swept by the next process of the same user that writes (see `shm_files`).
 
-Security: files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600 under an
-unguessable name `tw-<pid>-<128 random bits>`; a reader only opens names of that form
-directly under `SHM_DIR`, without following links, and only regular files owned by its
-own uid with no group/other permissions and exactly the announced size. So only processes
-of the same user exchange tensors this way; a remote peer naming a path gets nothing. A
-given-back file is reused only if it is a regular file of this uid (in the sticky
-`/dev/shm`, another user can neither replace nor rename our files).
+Security: files are created private to their user under unguessable names, and a reader
+only opens names of that form directly under `SHM_DIR`, without following links (see
+`shm_files`); `read` only reads regular files owned by its own uid with no group/other
+permissions and exactly the announced size. So only processes of the same user exchange
+tensors this way; a remote peer naming a path gets nothing. A given-back file is reused
+only if it is a regular file of this uid (in the sticky `/dev/shm`, another user can
+neither replace nor rename our files).
+
+Layout: whether an address is on this host is `host_locality`; the files themselves
+(`SHM_DIR`, names, creation, checks, removal, `available`, sweeping) are `shm_files`. This
+module re-exports their public names and is the one to import. A setting is read in the
+module that defines it: `SHM_DIR`, `STALE_AGE_S` and `SWEEP_INTERVAL_S` must be changed in
+`shm_files`.
 """
 
 from __future__ import annotations
@@ -52,14 +57,8 @@ from __future__ import annotations
 import atexit
 import collections
 import errno
-import ipaddress
 import logging
-import mmap
 import os
-import queue
-import re
-import secrets
-import socket
 import stat
 import threading
 import time
@@ -68,22 +67,43 @@ from typing import Any
 
 import numpy as np
 
+# NOTE: `X as X`: re-exported, this is the module to import (see Layout above).
+from tensorweave.distributed.transport.host_locality import host_of as host_of
+from tensorweave.distributed.transport.host_locality import is_local_address
+from tensorweave.distributed.transport.shm_files import (
+    _O_CLOEXEC,
+    _O_NOFOLLOW,
+    FREE_SUFFIX,
+    ShmError,
+    _checked_path,
+    _close_later,
+    _copy_mapped,
+    _create,
+    _maybe_sweep,
+    _new_path,
+    _rename,
+    _unlink,
+    available,
+)
+from tensorweave.distributed.transport.shm_files import PREFIX as PREFIX
+from tensorweave.distributed.transport.shm_files import SHM_DIR as SHM_DIR
+from tensorweave.distributed.transport.shm_files import STALE_AGE_S as STALE_AGE_S
+from tensorweave.distributed.transport.shm_files import SWEEP_INTERVAL_S as SWEEP_INTERVAL_S
+from tensorweave.distributed.transport.shm_files import sweep_stale as sweep_stale
+from tensorweave.distributed.transport.shm_files import unlink as unlink
 from tensorweave.framework import dtypes
 from tensorweave.protos import transport_pb2
 
 log = logging.getLogger("tensorweave.transport")
 
-SHM_DIR = "/dev/shm"
 # NOTE: below this, a tensor is cheaper inline in the message (a file costs a few
 # syscalls). Measured between two processes on a 2-core VM: inline won at 128 KiB (~20%),
 # shm won from 256 KiB (~35%) and by ~3x at 1 MiB.
 MIN_BYTES = 256 << 10
 TTL_S = 60.0
 RETRY_AFTER_S = 300.0
-STALE_AGE_S = 600.0
-SWEEP_INTERVAL_S = 60.0
 # NOTE: above this, `read` maps the file and copies with NumPy instead of read() (faster
-# for large buffers, see `_copy_mapped`).
+# for large buffers, see `shm_files._copy_mapped`).
 MMAP_READ_MIN_BYTES = 32 << 20
 # NOTE: Linux transfers at most 0x7ffff000 bytes per read/write call; stay well below.
 IO_MAX_BYTES = 1 << 30
@@ -94,120 +114,10 @@ RECYCLE_TTL_S = 5.0
 POOL_FILES = 4
 RECYCLE_MAX_BYTES = 256 << 20
 
-PREFIX = "tw-"
-FREE_SUFFIX = ".free"
-_NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}")
-_ANY_NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}(?:\.free)?")
 _STRING = dtypes.string.as_datatype_enum
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-class ShmError(Exception):
-    """A shared-memory hand-over failed; the caller falls back to gRPC."""
 
 
 # ------------------------------------------------------------------ where it applies
-_AVAILABLE_TTL_S = 1.0
-_available: tuple[str, float, bool] = ("", 0.0, False)
-
-
-def available() -> bool:
-    """True when `SHM_DIR` is a directory this process can create files in (checked at
-    most every `_AVAILABLE_TTL_S` seconds: it is asked on every step)."""
-    global _available
-    where, checked, ok = _available
-    now = time.monotonic()
-    if where == SHM_DIR and now - checked < _AVAILABLE_TTL_S:
-        return ok
-    try:
-        ok = os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
-    except (OSError, ValueError):
-        ok = False
-    _available = (SHM_DIR, now, ok)
-    return ok
-
-
-_LOOPBACK_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
-                   "0.0.0.0", "::", "::1", ""}
-_local_cache: dict[str, bool] = {}
-_own: set[str] | None = None
-_cache_lock = threading.Lock()
-
-
-def host_of(address: str) -> str | None:
-    """The host part of a gRPC target; None for `unix:` targets.
-
-    Understands `host:port`, `[v6]:port`, `dns:///host:port`, `ipv4:a.b.c.d:port` and
-    `ipv6:[..]:port`.
-    """
-    a = address.strip()
-    if a.startswith(("unix:", "unix-abstract:")):
-        return None
-    for scheme in ("dns:///", "dns:", "ipv4:", "ipv6:"):
-        if a.startswith(scheme):
-            a = a[len(scheme):]
-            break
-    if a.startswith("["):
-        return a[1:a.find("]")] if "]" in a else a[1:]
-    if a.count(":") == 1:
-        a = a.rpartition(":")[0]
-    return a.lower()
-
-
-def _own_addresses() -> set[str]:
-    global _own
-    if _own is None:
-        names = {socket.gethostname().lower()}
-        try:
-            names.add(socket.getfqdn().lower())
-        except OSError:
-            pass
-        ips: set[str] = set()
-        for n in list(names):
-            try:
-                ips.update(str(ai[4][0]) for ai in socket.getaddrinfo(n, None))
-            except OSError:
-                pass
-        _own = names | ips
-    return _own
-
-
-def _is_local_host(host: str) -> bool:
-    if host in _LOOPBACK_HOSTS or host in _own_addresses():
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    else:
-        return ip.is_loopback or ip.is_unspecified
-    # NOTE: a name: resolve it (once per process, gRPC resolves it anyway).
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return bool(infos) and all(
-        ipaddress.ip_address(str(ai[4][0]).split("%")[0]).is_loopback
-        or str(ai[4][0]) in _own_addresses()
-        for ai in infos
-    )
-
-
-def is_local_address(address: str) -> bool:
-    """True when the gRPC target `address` is served on this host."""
-    host = host_of(address)
-    if host is None:
-        return True
-    with _cache_lock:
-        hit = _local_cache.get(host)
-    if hit is None:
-        hit = _is_local_host(host)
-        with _cache_lock:
-            _local_cache[host] = hit
-    return hit
-
-
 def fits(value: Any) -> bool:
     """True when `value` (an ndarray) should travel through shared memory if possible."""
     return (type(value) is np.ndarray and value.dtype != object
@@ -215,10 +125,6 @@ def fits(value: Any) -> bool:
 
 
 # ------------------------------------------------------------------ files
-def _new_path() -> str:
-    return os.path.join(SHM_DIR, f"{PREFIX}{os.getpid()}-{secrets.token_hex(16)}")
-
-
 def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) -> Any:
     """Writes `value` into a file under `SHM_DIR`; returns its `ShmTensor`.
 
@@ -268,28 +174,6 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
     if outbox is not None:
         outbox.add(path, msg, key)
     return msg
-
-
-def _create(path: str, nbytes: int) -> int:
-    try:
-        st = os.statvfs(SHM_DIR)
-    except OSError as e:
-        raise ShmError(f"{SHM_DIR}: {e}") from None
-    # NOTE: keep some headroom: a full tmpfs fails other users of /dev/shm too.
-    if st.f_bavail * st.f_frsize < nbytes + (nbytes >> 3) + (1 << 20):
-        raise ShmError(f"not enough space in {SHM_DIR} for {nbytes} bytes")
-    try:
-        return os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW,
-                       0o600)
-    except OSError as e:
-        raise ShmError(f"cannot create {path}: {e}") from None
-
-
-def _checked_path(path: str) -> str:
-    directory, base = os.path.split(path)
-    if directory != SHM_DIR or not _NAME.fullmatch(base):
-        raise ShmError(f"not a tensorweave shared-memory file: {path!r}")
-    return path
 
 
 def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
@@ -358,63 +242,6 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
     if not writable:
         arr.flags.writeable = False
     return arr
-
-
-def _copy_mapped(fd: int, buf: np.ndarray) -> None:
-    # NOTE: for large tensors, mapping the file and copying with NumPy (libc memcpy, with
-    # non-temporal stores) measured 2-3x faster than the kernel's copy in read().
-    m = mmap.mmap(fd, buf.nbytes, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
-    try:
-        src = np.frombuffer(m, dtype=np.uint8)
-        np.copyto(buf, src)
-        del src
-    finally:
-        m.close()
-
-
-_closing: queue.SimpleQueue[int] = queue.SimpleQueue()
-_closer: threading.Thread | None = None
-_closer_lock = threading.Lock()
-
-
-def _close_later(fd: int) -> None:
-    global _closer
-    if _closer is None or not _closer.is_alive():
-        with _closer_lock:
-            if _closer is None or not _closer.is_alive():
-                _closer = threading.Thread(target=_close_loop, daemon=True,
-                                           name="tw-shm-closer")
-                _closer.start()
-    _closing.put(fd)
-
-
-def _close_loop() -> None:
-    while True:
-        fd = _closing.get()
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
-def _rename(src: str, dst: str) -> bool:
-    try:
-        os.rename(src, dst)
-    except OSError:
-        return False
-    return True
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def unlink(msg_or_path: Any) -> None:
-    """Removes a file written by `write` (no error when it is gone)."""
-    _unlink(msg_or_path if isinstance(msg_or_path, str) else msg_or_path.path)
 
 
 # ------------------------------------------------------------------ lifetime
@@ -616,69 +443,6 @@ def _close_all() -> None:
 
 
 atexit.register(_close_all)
-
-
-_last_sweep = 0.0
-_sweep_lock = threading.Lock()
-
-
-def _maybe_sweep() -> None:
-    global _last_sweep
-    now = time.monotonic()
-    if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
-        return
-    with _sweep_lock:
-        if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
-            return
-        _last_sweep = now
-    try:
-        sweep_stale()
-    except OSError:
-        pass
-
-
-def sweep_stale(max_age_s: float | None = None) -> int:
-    """Unlinks files of this user's dead processes; returns how many.
-
-    Given-back files (`*.free`) of a process that is gone go at once (nobody needs them);
-    other `tw-<pid>-*` files only when older than `max_age_s` (default `STALE_AGE_S`: a
-    reader may still be on its way).
-    """
-    age = STALE_AGE_S if max_age_s is None else max_age_s
-    if not available():
-        return 0
-    now = time.time()
-    removed = 0
-    uid = os.getuid()
-    with os.scandir(SHM_DIR) as it:
-        for entry in it:
-            m = _ANY_NAME.fullmatch(entry.name)
-            if m is None:
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if info.st_uid != uid or _alive(int(m.group(1))):
-                continue
-            if not entry.name.endswith(FREE_SUFFIX) and now - info.st_mtime < age:
-                continue
-            _unlink(entry.path)
-            removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
 
 # ------------------------------------------------------------------ per-peer state
 class PeerState:

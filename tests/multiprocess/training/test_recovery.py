@@ -56,8 +56,10 @@ def test_worker_killed_and_restarted_other_worker_keeps_training(processes):
     cluster = LocalCluster(1, 2)
     processes("ps", cluster, 0)
     # Enough steps that worker 0 alone cannot finish before worker 1 is back, even on a
-    # busy machine where the restart (Python, tensorweave, scikit-learn) takes seconds.
-    extra = ["--train_steps", "800"]
+    # busy machine where the restart (Python, tensorweave, scikit-learn) takes seconds:
+    # alone it trains ~500 steps/s here, and the restart took ~1.2 s (800 steps left the
+    # restarted worker 26-124 steps).
+    extra = ["--train_steps", "3000"]
     w0 = processes("trainer", _worker_argv(cluster, 0, *extra), "worker 0")
     w1 = processes("trainer", _worker_argv(cluster, 1, *extra), "worker 1")
     w1.wait_for(global_step_at_least(40), _WAIT_S)

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from tensorweave.distributed.transport import codec, shm
+from tensorweave.distributed.transport import codec, shm, shm_files
 from tensorweave.framework import dtypes
 from tensorweave.protos import transport_pb2
 
@@ -183,11 +183,12 @@ def test_write_refuses_strings():
 
 def test_available(monkeypatch, tmp_path):
     assert shm.available()
-    monkeypatch.setattr(shm, "SHM_DIR", str(tmp_path / "missing"))
+    # NOTE: `available` reads the setting where it is defined (`shm` re-exports it).
+    monkeypatch.setattr(shm_files, "SHM_DIR", str(tmp_path / "missing"))
     assert not shm.available()
     f = tmp_path / "file"
     f.write_text("x")
-    monkeypatch.setattr(shm, "SHM_DIR", str(f))
+    monkeypatch.setattr(shm_files, "SHM_DIR", str(f))
     assert not shm.available()
 
 

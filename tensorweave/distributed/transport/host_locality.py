@@ -1,0 +1,92 @@
+"""Whether a gRPC target is served on this host: where shared memory can apply (see `shm`).
+
+A target is local when it is a `unix:` target, names a loopback host or address (also the
+unspecified ones, `0.0.0.0` and `::`), or is one of this host's own names and IPs; another
+name is resolved (once per process: gRPC resolves it anyway) and is local when all its
+addresses are. Answers are cached per host.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+
+_LOOPBACK_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
+                   "0.0.0.0", "::", "::1", ""}
+_local_cache: dict[str, bool] = {}
+_own: set[str] | None = None
+_cache_lock = threading.Lock()
+
+
+def host_of(address: str) -> str | None:
+    """The host part of a gRPC target; None for `unix:` targets.
+
+    Understands `host:port`, `[v6]:port`, `dns:///host:port`, `ipv4:a.b.c.d:port` and
+    `ipv6:[..]:port`.
+    """
+    a = address.strip()
+    if a.startswith(("unix:", "unix-abstract:")):
+        return None
+    for scheme in ("dns:///", "dns:", "ipv4:", "ipv6:"):
+        if a.startswith(scheme):
+            a = a[len(scheme):]
+            break
+    if a.startswith("["):
+        return a[1:a.find("]")] if "]" in a else a[1:]
+    if a.count(":") == 1:
+        a = a.rpartition(":")[0]
+    return a.lower()
+
+
+def _own_addresses() -> set[str]:
+    global _own
+    if _own is None:
+        names = {socket.gethostname().lower()}
+        try:
+            names.add(socket.getfqdn().lower())
+        except OSError:
+            pass
+        ips: set[str] = set()
+        for n in list(names):
+            try:
+                ips.update(str(ai[4][0]) for ai in socket.getaddrinfo(n, None))
+            except OSError:
+                pass
+        _own = names | ips
+    return _own
+
+
+def _is_local_host(host: str) -> bool:
+    if host in _LOOPBACK_HOSTS or host in _own_addresses():
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return ip.is_loopback or ip.is_unspecified
+    # NOTE: a name: resolve it (once per process, gRPC resolves it anyway).
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(
+        ipaddress.ip_address(str(ai[4][0]).split("%")[0]).is_loopback
+        or str(ai[4][0]) in _own_addresses()
+        for ai in infos
+    )
+
+
+def is_local_address(address: str) -> bool:
+    """True when the gRPC target `address` is served on this host."""
+    host = host_of(address)
+    if host is None:
+        return True
+    with _cache_lock:
+        hit = _local_cache.get(host)
+    if hit is None:
+        hit = _is_local_host(host)
+        with _cache_lock:
+            _local_cache[host] = hit
+    return hit

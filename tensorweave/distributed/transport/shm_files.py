@@ -1,0 +1,213 @@
+"""The files of the shared-memory hand-over (see `shm`): names, creation, checks, removal.
+
+Files live in `SHM_DIR`, `/dev/shm` (a tmpfs: RAM, no disk); `available` says whether this
+process can create files there. Creating a file fails with `ShmError` (the caller falls
+back to gRPC) when the directory is missing or has not enough free space.
+
+Security: files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600 under an
+unguessable name `tw-<pid>-<128 random bits>`; a reader only opens names of that form
+directly under `SHM_DIR` (`_checked_path`), without following links. A file its reader
+gives back for reuse is renamed to `<path>.free` (`FREE_SUFFIX`).
+
+Reading and removing: large files are copied out of a read-only mapping by NumPy
+(`_copy_mapped`, measured 2-3x faster than read()); freeing a file's pages costs (~3 ms
+per 16 MiB), so a reader that unlinks a file closes it on a background thread
+(`_close_later`).
+
+Sweeping: files of processes that died without cleaning up are swept by the next process
+of the same user that writes (`_maybe_sweep`, at most every `SWEEP_INTERVAL_S`):
+given-back files at once, others when older than `STALE_AGE_S`.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import queue
+import re
+import secrets
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+SHM_DIR = "/dev/shm"
+STALE_AGE_S = 600.0
+SWEEP_INTERVAL_S = 60.0
+
+PREFIX = "tw-"
+FREE_SUFFIX = ".free"
+_NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}")
+_ANY_NAME = re.compile(r"tw-(\d+)-[0-9a-f]{32}(?:\.free)?")
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class ShmError(Exception):
+    """A shared-memory hand-over failed; the caller falls back to gRPC."""
+
+
+_AVAILABLE_TTL_S = 1.0
+_available: tuple[str, float, bool] = ("", 0.0, False)
+
+
+def available() -> bool:
+    """True when `SHM_DIR` is a directory this process can create files in (checked at
+    most every `_AVAILABLE_TTL_S` seconds: it is asked on every step)."""
+    global _available
+    where, checked, ok = _available
+    now = time.monotonic()
+    if where == SHM_DIR and now - checked < _AVAILABLE_TTL_S:
+        return ok
+    try:
+        ok = os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
+    except (OSError, ValueError):
+        ok = False
+    _available = (SHM_DIR, now, ok)
+    return ok
+
+
+def _new_path() -> str:
+    return os.path.join(SHM_DIR, f"{PREFIX}{os.getpid()}-{secrets.token_hex(16)}")
+
+
+def _create(path: str, nbytes: int) -> int:
+    try:
+        st = os.statvfs(SHM_DIR)
+    except OSError as e:
+        raise ShmError(f"{SHM_DIR}: {e}") from None
+    # NOTE: keep some headroom: a full tmpfs fails other users of /dev/shm too.
+    if st.f_bavail * st.f_frsize < nbytes + (nbytes >> 3) + (1 << 20):
+        raise ShmError(f"not enough space in {SHM_DIR} for {nbytes} bytes")
+    try:
+        return os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW,
+                       0o600)
+    except OSError as e:
+        raise ShmError(f"cannot create {path}: {e}") from None
+
+
+def _checked_path(path: str) -> str:
+    directory, base = os.path.split(path)
+    if directory != SHM_DIR or not _NAME.fullmatch(base):
+        raise ShmError(f"not a tensorweave shared-memory file: {path!r}")
+    return path
+
+
+def _copy_mapped(fd: int, buf: np.ndarray) -> None:
+    # NOTE: for large tensors, mapping the file and copying with NumPy (libc memcpy, with
+    # non-temporal stores) measured 2-3x faster than the kernel's copy in read().
+    m = mmap.mmap(fd, buf.nbytes, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    try:
+        src = np.frombuffer(m, dtype=np.uint8)
+        np.copyto(buf, src)
+        del src
+    finally:
+        m.close()
+
+
+_closing: queue.SimpleQueue[int] = queue.SimpleQueue()
+_closer: threading.Thread | None = None
+_closer_lock = threading.Lock()
+
+
+def _close_later(fd: int) -> None:
+    global _closer
+    if _closer is None or not _closer.is_alive():
+        with _closer_lock:
+            if _closer is None or not _closer.is_alive():
+                _closer = threading.Thread(target=_close_loop, daemon=True,
+                                           name="tw-shm-closer")
+                _closer.start()
+    _closing.put(fd)
+
+
+def _close_loop() -> None:
+    while True:
+        fd = _closing.get()
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _rename(src: str, dst: str) -> bool:
+    try:
+        os.rename(src, dst)
+    except OSError:
+        return False
+    return True
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def unlink(msg_or_path: Any) -> None:
+    """Removes a file written by `write` (no error when it is gone)."""
+    _unlink(msg_or_path if isinstance(msg_or_path, str) else msg_or_path.path)
+
+
+_last_sweep = 0.0
+_sweep_lock = threading.Lock()
+
+
+def _maybe_sweep() -> None:
+    global _last_sweep
+    now = time.monotonic()
+    if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
+        return
+    with _sweep_lock:
+        if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
+            return
+        _last_sweep = now
+    try:
+        sweep_stale()
+    except OSError:
+        pass
+
+
+def sweep_stale(max_age_s: float | None = None) -> int:
+    """Unlinks files of this user's dead processes; returns how many.
+
+    Given-back files (`*.free`) of a process that is gone go at once (nobody needs them);
+    other `tw-<pid>-*` files only when older than `max_age_s` (default `STALE_AGE_S`: a
+    reader may still be on its way).
+    """
+    age = STALE_AGE_S if max_age_s is None else max_age_s
+    if not available():
+        return 0
+    now = time.time()
+    removed = 0
+    uid = os.getuid()
+    with os.scandir(SHM_DIR) as it:
+        for entry in it:
+            m = _ANY_NAME.fullmatch(entry.name)
+            if m is None:
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid != uid or _alive(int(m.group(1))):
+                continue
+            if not entry.name.endswith(FREE_SUFFIX) and now - info.st_mtime < age:
+                continue
+            _unlink(entry.path)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
