@@ -24,6 +24,7 @@ import json
 import os
 import pathlib
 import platform
+import select
 import subprocess
 import sys
 import time
@@ -60,10 +61,14 @@ def _start_ps(num_ps: int, ps_hosts: list[str], worker_host: str) -> list[subpro
              "--task_index", str(i), "--ps_hosts", ",".join(ps_hosts),
              "--worker_hosts", worker_host],
             stdout=subprocess.PIPE, text=True))
-    for p in procs:  # NOTE: bounded by the session's operation timeout below otherwise
-        line = p.stdout.readline()
+    deadline = time.monotonic() + _READY_TIMEOUT_S
+    for p in procs:
+        ready, _, _ = select.select([p.stdout], [], [], max(deadline - time.monotonic(), 0))
+        line = p.stdout.readline() if ready else ""
         if "serving" not in line:
-            raise RuntimeError(f"ps task did not start: {line!r}")
+            for q in procs:
+                q.kill()
+            raise RuntimeError(f"ps task did not start within {_READY_TIMEOUT_S} s: {line!r}")
     return procs
 
 
