@@ -7,14 +7,9 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework.device_spec import DeviceSpec
-from tensorweave.framework.rendezvous import create_key
+from tensorweave.kernels.sendrecv_kernels import key_of
 from tensorweave.runtime.executor import Plan
 from tensorweave.runtime.node_spec import NodeSpec
-
-
-def _key(attrs: dict[str, Any]) -> str:
-    return create_key(attrs["send_device"], attrs["send_device_incarnation"],
-                      attrs["recv_device"], attrs["tensor_name"])
 
 
 def task_of(device: str) -> str:
@@ -54,22 +49,22 @@ class RegisteredGraph:
             client = n.op in ("_Send", "_Recv") and n.attrs.get("client_terminated")
             if client and n.op == "_Recv":
                 feeds.append(f"{n.name}:0")
-                self.feed_keys.append(_key(n.attrs))
+                self.feed_keys.append(key_of(n.attrs))
                 continue
             if client and n.op == "_Send":
                 fetches.append(n.inputs[0] if ":" in n.inputs[0] else n.inputs[0] + ":0")
-                self.fetch_keys.append(_key(n.attrs))
+                self.fetch_keys.append(key_of(n.attrs))
                 continue
             if n.op == "_Recv":
                 sender = task_of(n.attrs["send_device"])
                 if sender != local_task:
-                    key = _key(n.attrs)
+                    key = key_of(n.attrs)
                     groups.setdefault((sender, n.attrs.get("_recv_batch", 0)), []).append(key)
                     self.recv_keys.setdefault(sender, []).append(key)
             elif n.op == "_Send":
                 receiver = task_of(n.attrs["recv_device"])
                 if receiver != local_task:
-                    self.send_keys.setdefault(receiver, []).append(_key(n.attrs))
+                    self.send_keys.setdefault(receiver, []).append(key_of(n.attrs))
             body.append(n)
         self.plan = Plan(body, feeds, fetches, device)
         self.recv_groups = [(task, keys) for (task, _), keys in sorted(groups.items())]

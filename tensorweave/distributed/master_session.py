@@ -197,11 +197,9 @@ class MasterSession:
     def _build(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
         nodes = prune(self._nodes, set(feeds), fetches, targets)
         placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes)
-        if self._streams:
-            near = {d for d in self._devices if self._streamable(task_of(d))}
-            relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)
-        else:
-            relocate_control_relays(nodes, placement)
+        # NOTE: without streams no crossing is cheap, and uniform costs rank as before.
+        near = {d for d in self._devices if self._streams and self._streamable(task_of(d))}
+        relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)
         partitions = partition(nodes, placement, feeds, fetches, self._client_device,
                                self._client_incarnation, self._incarnations, self._nodes)
         parts = []

@@ -402,13 +402,11 @@ class StreamedRun:
             status, body = conn.read_until_response(deadline)
         except TimeoutError:
             self.abandon()
-            raise errors.DeadlineExceededError(
-                None, None, f"Deadline exceeded waiting for RunGraph on {task} at {address}"
-            ) from None
+            raise error_from_status(errors.DEADLINE_EXCEEDED, "Deadline Exceeded", task,
+                                    address) from None
         except StreamClosed as e:
             self.abandon()
-            raise errors.UnavailableError(
-                None, None, f"{task} at {address} is unreachable: {e}") from None
+            raise error_from_status(errors.UNAVAILABLE, str(e), task, address) from None
         self._settled = True
         self.worker._stub.local.release_stream(conn)
         STATS.add_streamed_run()

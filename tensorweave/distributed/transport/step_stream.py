@@ -71,14 +71,20 @@ _END_FRAME = FRAME.pack(0, KIND_END, 0)
 
 
 class _Leg:
-    __slots__ = ("conn", "task", "pending", "batch", "send_keys")
+    """One stream of a pump: the keys still to come on it (`expect`), those of this end
+    not sent yet (`unsent`), and the values batched for it (`pending`)."""
 
-    def __init__(self, conn: StreamConn, task: str, batch: bool, send_keys: list[str]):
+    __slots__ = ("conn", "task", "pending", "batch", "send_keys", "expect", "unsent")
+
+    def __init__(self, conn: StreamConn, task: str, batch: bool, recv_keys: list[str],
+                 send_keys: list[str]):
         self.conn = conn
         self.task = task
         self.pending: list[tuple[str, Any]] = []
         self.batch = batch
         self.send_keys = send_keys
+        self.expect = set(recv_keys)
+        self.unsent = set(send_keys)
 
 
 class StreamPump:
@@ -99,7 +105,6 @@ class StreamPump:
         self._deadline = deadline
         self._server = server
         self._legs: list[_Leg] = []
-        self._by_key: dict[str, _Leg] = {}  # keys still expected -> leg
         self._lock = threading.Lock()
         self._waker: _Waker | None = None
         self._background: threading.Event | None = None
@@ -109,12 +114,8 @@ class StreamPump:
                send_keys: list[str], batch: bool = True) -> None:
         """Streams `recv_keys` in from `conn` and forwards this partition's sends of
         `send_keys` to it (batched per leg when `batch`, flushed by `flush`)."""
-        leg = _Leg(conn, task, batch, send_keys)
+        leg = _Leg(conn, task, batch, recv_keys, send_keys)
         self._legs.append(leg)
-        conn.expect = set(recv_keys)
-        conn.unsent = set(send_keys)
-        for key in recv_keys:
-            self._by_key[key] = leg
         forward = self._rdv.forward
         for key in send_keys:
             forward[key] = functools.partial(self.forward, leg, key)
@@ -126,8 +127,8 @@ class StreamPump:
         once the leg's last key was sent (with the call's END in the same write)."""
         with self._lock:
             leg.pending.append((key, value))
-            leg.conn.unsent.discard(key)
-            if leg.batch and (leg.conn.unsent or self._server):
+            leg.unsent.discard(key)
+            if leg.batch and (leg.unsent or self._server):
                 return
             items, leg.pending = leg.pending, []
         self._send(leg, items)
@@ -150,7 +151,7 @@ class StreamPump:
         if defer:
             conn.defer(frame)
             return
-        if not self._server and not conn.unsent and not conn.end_sent:
+        if not self._server and not leg.unsent and not conn.end_sent:
             conn.end_sent = True  # NOTE: the call's END rides in the same write
             frame.append(_END_FRAME)
         try:
@@ -162,8 +163,7 @@ class StreamPump:
     # --------------------------------------------------------------- reading
     def wants(self, keys: Any) -> bool:
         """True when one of `keys` is still to arrive on a stream."""
-        by_key = self._by_key
-        return any(k in by_key for k in keys)
+        return any(k in leg.expect for leg in self._legs for k in keys)
 
     def step(self) -> None:
         """Reads one frame from a stream that still owes values (blocking), delivering its
@@ -175,8 +175,7 @@ class StreamPump:
           OpError: the peer's partition failed before sending what this one waits for.
         """
         self.flush()
-        legs = [leg for leg in self._legs if leg.conn.expect and leg.conn.final is None
-                and not leg.conn.peer_ended]
+        legs = [leg for leg in self._legs if leg.expect]
         if not legs:
             return
         if self._waker is None:
@@ -209,17 +208,15 @@ class StreamPump:
             items = tensor_frames.decode(body)
             STATS.add(received=nbytes(v for _, v in items))
             for key, value in items:
-                conn.expect.discard(key)
-                self._by_key.pop(key, None)
+                leg.expect.discard(key)
                 self._rdv.send(key, value)
             return
-        for key in conn.expect:
-            self._by_key.pop(key, None)  # NOTE: they will not come: stop reading for them
+        missing = ", ".join(sorted(leg.expect))
+        leg.expect.clear()  # NOTE: they will not come: stop reading for them
         if kind == KIND_END and self._server:
             conn.peer_ended = True
             raise errors.AbortedError(
-                None, None, f"The caller {leg.task} ended the step before sending "
-                f"{', '.join(sorted(conn.expect))}")
+                None, None, f"The caller {leg.task} ended the step before sending {missing}")
         if kind == KIND_RESPONSE and not self._server:
             conn.final = (status, bytes(body))
             if status:
@@ -229,8 +226,7 @@ class StreamPump:
             if error is not None:
                 raise error
             raise errors.InternalError(
-                None, None, f"{leg.task} finished the step without sending "
-                f"{', '.join(sorted(conn.expect))}")
+                None, None, f"{leg.task} finished the step without sending {missing}")
         conn.broken = True
         raise errors.UnavailableError(None, None, f"Unexpected frame from {leg.task}")
 
@@ -244,7 +240,8 @@ class StreamPump:
 
     def _run_background(self) -> None:
         try:
-            while self._by_key and not self._stopping and not self._cancellation.is_cancelled:
+            while (any(leg.expect for leg in self._legs) and not self._stopping
+                   and not self._cancellation.is_cancelled):
                 self.step()
         except errors.OpError as e:
             self._rdv.abort(e)

@@ -69,9 +69,8 @@ def _advance(bufs: list[memoryview], n: int) -> list[memoryview]:
 class StreamConn:
     """One same-host connection carrying streamed calls (either end).
 
-    Per call it tracks what is still to come from the peer (`expect`), whether the peer
-    ended its side (`peer_ended`), this end's keys still unsent (`unsent`), and a final
-    answer read early by a pump (`final`).
+    Per call it tracks whether the peer ended its side (`peer_ended`), whether this end
+    sent its END (`end_sent`), and a final answer read early by a pump (`final`).
 
     Args:
       sock: a connected stream socket in blocking mode.
@@ -96,8 +95,6 @@ class StreamConn:
 
     def begin_call(self) -> None:
         """Resets the per-call state."""
-        self.expect: set[str] = set()
-        self.unsent: set[str] = set()
         self.peer_ended = False
         self.end_sent = False
         self.final: tuple[int, bytes] | None = None
