@@ -6,8 +6,6 @@ Blocked steps are detected through the server's resource manager (a registered w
 the queue), with a bounded deadline; no test sleeps.
 """
 
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -16,17 +14,9 @@ import tensorweave as tf
 from tensorweave.kernels import data_flow_kernels  # noqa: F401  (registers the kernels)
 from tensorweave.ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
 from tensorweave.testing.cluster import create_local_cluster
+from tensorweave.testing.threads import Runner, wait_until
 from tensorweave.training.coordinator import Coordinator
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-
-_TICK = threading.Event()
-
-
-def wait_until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        _TICK.wait(0.002)
 
 
 def queue_resource(server, name, container=""):
@@ -36,24 +26,6 @@ def queue_resource(server, name, container=""):
 def has_waiter(server, name, attr="pending_dequeues"):
     res = queue_resource(server, name)
     return res is not None and getattr(res, attr) > 0
-
-
-class Runner:
-    def __init__(self, sess, fetch, **kwargs):
-        self.result = self.error = None
-        self.thread = threading.Thread(target=self._run, args=(sess, fetch, kwargs))
-        self.thread.start()
-
-    def _run(self, sess, fetch, kwargs):
-        try:
-            self.result = sess.run(fetch, **kwargs)
-        except Exception as e:  # noqa: BLE001
-            self.error = e
-
-    def join(self, timeout=10.0):
-        self.thread.join(timeout)
-        assert not self.thread.is_alive(), "the step did not finish"
-        return self
 
 
 @pytest.fixture

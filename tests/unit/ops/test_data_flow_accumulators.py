@@ -6,11 +6,11 @@ request (its observable state), with a bounded deadline.
 
 import numpy as np
 import pytest
-from data_flow_helpers import Runner, wait_until
 
 import tensorweave as tf
 from tensorweave.kernels import data_flow_kernels  # noqa: F401  (registers the kernels)
 from tensorweave.ops.data_flow_ops import ConditionalAccumulator, SparseConditionalAccumulator
+from tensorweave.testing.threads import Runner, wait_until
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import threading
 
 import numpy as np
 import pytest
-from data_flow_helpers import Runner, wait_until
 
 import tensorweave as tf
 from tensorweave.kernels import data_flow_kernels  # noqa: F401  (registers the kernels)
 from tensorweave.kernels.queue_resources import QueueResource
 from tensorweave.ops import data_flow_ops
 from tensorweave.ops.data_flow_ops import FIFOQueue, RandomShuffleQueue
+from tensorweave.testing.threads import Runner, wait_until
 
 
 @pytest.fixture

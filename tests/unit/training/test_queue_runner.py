@@ -1,8 +1,6 @@
 """QueueRunner, add_queue_runner and start_queue_runners (mirrors TF's queue_runner_test.py;
 threads are synchronised through queue state, never with sleeps)."""
 
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ import tensorweave as tf
 from tensorweave.kernels import data_flow_kernels  # noqa: F401  (registers the kernels)
 from tensorweave.ops.data_flow_ops import FIFOQueue
 from tensorweave.protos import queue_runner_pb2
+from tensorweave.testing.threads import wait_until
 from tensorweave.training import meta_graph
 from tensorweave.training.coordinator import Coordinator
 from tensorweave.training.queue_runner import (
@@ -18,15 +17,6 @@ from tensorweave.training.queue_runner import (
     add_queue_runner,
     start_queue_runners,
 )
-
-_TICK = threading.Event()
-
-
-def wait_until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        _TICK.wait(0.001)
 
 
 @pytest.fixture

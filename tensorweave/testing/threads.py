@@ -1,0 +1,49 @@
+"""Thread helpers for tests of blocking ops: poll observable state with a bound, and run a
+blocking `sess.run` on a thread (no sleeps standing in for synchronisation)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+_TICK = threading.Event()  # never set: a bounded pause between polls of observable state
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0,
+               poll_s: float = 0.001) -> None:
+    """Polls `predicate` every `poll_s` seconds until it is true.
+
+    Raises:
+      AssertionError: if it is still false after `timeout` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        _TICK.wait(poll_s)
+
+
+class Runner:
+    """Runs `sess.run(fetch, **kwargs)` on a thread and keeps its `result` or `error`."""
+
+    def __init__(self, sess: Any, fetch: Any, **kwargs: Any):
+        self.result = self.error = None
+        self.thread = threading.Thread(target=self._run, args=(sess, fetch, kwargs))
+        self.thread.start()
+
+    def _run(self, sess: Any, fetch: Any, kwargs: dict) -> None:
+        try:
+            self.result = sess.run(fetch, **kwargs)
+        except Exception as e:  # noqa: BLE001  (kept for the test to check)
+            self.error = e
+
+    def join(self, timeout: float = 10.0) -> Runner:
+        """Waits up to `timeout` seconds for the step.
+
+        Raises:
+          AssertionError: if the step did not finish in time.
+        """
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the step did not finish"
+        return self
