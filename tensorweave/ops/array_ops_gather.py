@@ -21,7 +21,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.array_ops_join import concat
 from tensorweave.ops.array_ops_shape import reshape, size, squeeze
-from tensorweave.ops.array_static import (
+from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
     op_error,

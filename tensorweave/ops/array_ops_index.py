@@ -23,7 +23,7 @@ from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_s
 from tensorweave.ops import constant_op
 from tensorweave.ops.array_ops_gather import boolean_mask
 from tensorweave.ops.array_ops_join import stack
-from tensorweave.ops.array_static import (
+from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
     op_error,

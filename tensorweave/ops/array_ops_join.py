@@ -24,7 +24,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorweave.ops import constant_op
-from tensorweave.ops.array_static import (
+from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
     op_error,

@@ -20,7 +20,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import constant_op
-from tensorweave.ops.array_static import (
+from tensorweave.framework.shape_inference import (
     is_tensor_like,
     op_error,
     shape_str,

@@ -20,7 +20,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import array_ops, cwise_ops
-from tensorweave.ops.array_static import merge_shapes, op_error, with_rank, with_rank_at_least
+from tensorweave.framework.shape_inference import merge_shapes, op_error, with_rank, with_rank_at_least
 
 # TensorFlow's `realnumbertypes` and `floatingpoint` (bfloat16/quantized types excluded).
 REAL = "half, float, double, int32, int64, uint8, int16, int8, uint16, uint32, uint64"
