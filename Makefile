@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench protos bytecode
+.PHONY: demo test interop chaos lint bench protos bytecode
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,32 @@ bytecode: $(VENV)/.installed
 demo: bytecode
 	$(VENV)/bin/tensorweave demo
 
+# The main suite. The interop and chaos tiers have their own targets (below); CI runs all three.
 test: bytecode
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not chaos and not interop"
+
+# Interop tier: a real TensorFlow in its own venv (never imported by tensorweave); the tests
+# run it as a separate process through TENSORWEAVE_TF_PYTHON. If the package cannot be
+# installed (no registry), the tier says so loudly and is skipped.
+TF_VENV ?= .venv-tf
+TF_PACKAGE ?= tensorflow-cpu==2.21.0
+
+$(TF_VENV)/.installed:
+	$(PYTHON) -m venv $(TF_VENV)
+	$(TF_VENV)/bin/python -m pip install --quiet $(TF_PACKAGE) && touch $@ || \
+	  echo "!!!! INTEROP: could not install $(TF_PACKAGE); interop tests will be SKIPPED !!!!"
+
+interop: bytecode
+	-@$(MAKE) --no-print-directory $(TF_VENV)/.installed
+	@if [ -f $(TF_VENV)/.installed ]; then \
+	  TENSORWEAVE_TF_PYTHON=$(abspath $(TF_VENV))/bin/python $(PY) -m pytest -q -m interop tests/interop; \
+	else \
+	  echo "!!!! INTEROP TIER SKIPPED: $(TF_PACKAGE) is not installable here !!!!"; \
+	fi
+
+# Chaos tier: kills, stops and partitions tasks during training; fuzzes every RPC.
+chaos: bytecode
+	$(PY) -m pytest -q -m chaos tests/chaos
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check tensorweave tests examples benchmarks scripts
