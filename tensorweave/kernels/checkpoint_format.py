@@ -1,31 +1,11 @@
-"""The tensorweave checkpoint format: TensorFlow's V2 file layout, safetensors payload.
+"""Checkpoint files: TensorFlow's V2 format, written and read; tensorweave 0.1's, read.
 
-Read and written by the `SaveV2`, `RestoreV2` and `MergeV2Checkpoints` kernels.
-
-A checkpoint with prefix `P` is:
-
-* `P.data-0000K-of-0000N` (K < N): one safetensors file per shard. Tensors whose dtype
-  safetensors stores natively (bool, [u]int8..64, float16/32/64, complex64) are stored
-  under their checkpoint key; complex128 is stored as a float64 array with a trailing
-  dimension of 2 (real, imaginary). Strings cannot be stored by safetensors: they go into
-  the shard's safetensors `__metadata__` under `"tensorweave.strings"`, a JSON object
-  `{key: [base64 of each element, row-major]}` (the safetensors header is limited to
-  100 MB, which bounds the string payload of one shard).
-* Slices (`SaveV2` with a non-empty `shape_and_slices` entry, e.g. the parts of a
-  partitioned variable) are stored under `<key>:slice(<slice>)` and indexed under the
-  full tensor's key; see `checkpoint_slices`.
-* `P.index`: UTF-8 JSON, written last::
-
-      {"format": "tensorweave-checkpoint", "version": 1, "num_shards": N,
-       "shards": [{"file": "P.data-00000-of-0000N", "bytes": 1234}, ...],
-       "tensors": {key: {"shard": K, "dtype": "float32", "shape": [2, 3],
-                         "storage": "safetensors" | "complex_pairs" | "metadata",
-                         "crc32": 305419896}}}
-
-  `file` is informational (the base name at write time); readers locate shard K as
-  `P.data-0000K-of-0000N`, so a checkpoint can be renamed or moved as a whole. `crc32`
-  is zlib's CRC-32 of the tensor's little-endian bytes (strings: of each element's 8-byte
-  little-endian length followed by its bytes).
+Read and written by the `SaveV2`, `RestoreV2` and `MergeV2Checkpoints` kernels, and by
+`tf.train.NewCheckpointReader` / `load_checkpoint`. A checkpoint with prefix `P` is
+`P.index` and `P.data-0000K-of-0000N` (K < N), in TensorFlow's tensor-bundle format
+(`tensor_bundle`, `sstable`): checkpoints move between tensorweave and TensorFlow both ways,
+partitioned variables (slices) included. Checkpoints written by tensorweave 0.1 (a JSON
+index and safetensors shards, `checkpoint_legacy`) are still read.
 
 Atomicity: every file is written to a unique temporary name, fsynced and moved into place
 with `os.replace`; the index is written after all data files, so a checkpoint whose index
@@ -34,13 +14,10 @@ exists is complete. A crash mid-save leaves at most orphaned data or temporary f
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import errno
-import json
 import os
 import uuid
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -48,28 +25,9 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.kernels import checkpoint_legacy as legacy
 from tensorweave.kernels import checkpoint_slices as slices
-
-FORMAT_NAME = "tensorweave-checkpoint"
-FORMAT_VERSION = 1
-_STRINGS_KEY = "tensorweave.strings"
-_NATIVE = frozenset(
-    [
-        "bool",
-        "int8",
-        "uint8",
-        "int16",
-        "uint16",
-        "int32",
-        "uint32",
-        "int64",
-        "uint64",
-        "float16",
-        "float32",
-        "float64",
-        "complex64",
-    ]
-)
+from tensorweave.kernels import tensor_bundle as bundle
 
 
 def index_path(prefix: str) -> str:
@@ -157,65 +115,7 @@ def make_parent_dir(prefix: str) -> None:
             os.makedirs(parent, exist_ok=True)
 
 
-# -------------------------------------------------------------------- encoding
-def _crc_bytes(arr: np.ndarray) -> int:
-    flat = _contiguous(arr).reshape(-1)
-    return zlib.crc32(flat.view(np.uint8)) if flat.size else 0
-
-
-def _crc_strings(items: Sequence[bytes]) -> int:
-    crc = 0
-    for s in items:
-        crc = zlib.crc32(len(s).to_bytes(8, "little"), crc)
-        crc = zlib.crc32(s, crc)
-    return crc
-
-
-def _contiguous(arr: np.ndarray) -> np.ndarray:
-    # NOTE: not np.ascontiguousarray, which turns 0-d arrays into 1-d ones.
-    return arr if arr.flags.c_contiguous else arr.copy(order="C")
-
-
-def _little_endian(arr: np.ndarray) -> np.ndarray:
-    arr = _contiguous(arr)
-    if arr.dtype.byteorder == ">":
-        arr = arr.astype(arr.dtype.newbyteorder("<"))
-    return arr
-
-
-def _encode(name: str, value: Any, body: dict, strings: dict) -> dict[str, Any]:
-    arr = np.asarray(value)
-    if arr.dtype == object or arr.dtype.kind in "SU":
-        items = [x if isinstance(x, bytes) else str(x).encode() for x in arr.reshape(-1)]
-        strings[name] = [base64.b64encode(s).decode("ascii") for s in items]
-        return _entry("string", arr.shape, "metadata", _crc_strings(items))
-    try:
-        dtype = dtypes.as_dtype(arr.dtype)
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.name not in _NATIVE | {"complex128"}:
-        raise errors.InvalidArgumentError(
-            None, None, f"Cannot save tensor {name!r} of unsupported dtype {arr.dtype}"
-        )
-    arr = _little_endian(arr)
-    crc = _crc_bytes(arr)
-    if dtype.name == "complex128":
-        body[name] = _contiguous(arr.reshape(-1).view(np.float64).reshape(arr.shape + (2,)))
-        return _entry(dtype.name, arr.shape, "complex_pairs", crc)
-    body[name] = arr
-    return _entry(dtype.name, arr.shape, "safetensors", crc)
-
-
-def _entry(dtype: str, shape: Sequence[int], storage: str, crc: int) -> dict[str, Any]:
-    return {
-        "shard": 0,
-        "dtype": dtype,
-        "shape": [int(d) for d in shape],
-        "storage": storage,
-        "crc32": crc,
-    }
-
-
+# ---------------------------------------------------------------------- writing
 def write_checkpoint(
     prefix: str,
     names: Sequence[str],
@@ -223,6 +123,8 @@ def write_checkpoint(
     specs: Sequence[str] | None = None,
 ) -> None:
     """Writes a one-shard checkpoint: `<prefix>.data-00000-of-00001`, then `<prefix>.index`.
+
+    Follows TensorFlow's `BundleWriter` (`Add` / `AddSlice` / `Finish`).
 
     Args:
       prefix: str, the checkpoint prefix.
@@ -232,43 +134,45 @@ def write_checkpoint(
         value as that slice of the full tensor `name` (several slices may share a name).
 
     Raises:
-      InvalidArgumentError: for duplicate or reserved names, unsupported dtypes, or a
-        value whose shape differs from its slice spec.
+      InvalidArgumentError: for duplicate names, unsupported dtypes, or a value whose
+        shape differs from its slice spec.
       NotFoundError, PermissionDeniedError, ResourceExhaustedError, UnknownError: from
         the file system.
     """
-    from safetensors.numpy import save_file
-
-    body: dict[str, np.ndarray] = {}
-    strings: dict[str, list[str]] = {}
+    chunks: list[bytes] = []
     tensors: dict[str, dict[str, Any]] = {}
+    offset = 0
     specs = specs if specs is not None else [""] * len(names)
     for name, value, spec in zip(names, values, specs):
-        if name == "__metadata__":
-            raise errors.InvalidArgumentError(
-                None, None, "'__metadata__' is reserved and cannot be a checkpoint key"
-            )
-        if spec:
-            _encode_slice(name, value, spec, tensors, body, strings)
-            continue
-        if name in tensors:
+        # NOTE: as TF's AddSlice, a slice covering the whole tensor is saved as a plain entry.
+        sliced = _checked_slice(name, value, spec) if spec else None
+        if sliced is None and name in tensors:
             raise errors.InvalidArgumentError(
                 None, None, f"Duplicate tensor name {name!r} in the tensors to save"
             )
-        tensors[name] = _encode(name, value, body, strings)
+        fields, data = bundle.encode(name, value)
+        fields.update(storage=bundle.STORAGE, shard=0, offset=offset)
+        chunks.extend(data)
+        offset += fields["size"]
+        if sliced is not None:
+            slices.add_slice(tensors, name, sliced[1], sliced[0], fields)
+        else:
+            tensors[name] = fields
     make_parent_dir(prefix)
     data_file = data_path(prefix, 0, 1)
-    metadata = {"format": FORMAT_NAME}
-    if strings:
-        metadata[_STRINGS_KEY] = json.dumps(strings, separators=(",", ":"))
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+
     with os_errors(f"Failed to write checkpoint data file {data_file}"):
-        atomic_write(data_file, lambda tmp: save_file(body, tmp, metadata=metadata))
-        size = os.path.getsize(data_file)
-    shards = [{"file": os.path.basename(data_file), "bytes": size}]
-    write_index(prefix, shards, tensors)
+        atomic_write(data_file, write)
+    write_index(prefix, 1, tensors)
 
 
-def _encode_slice(name: str, value: Any, spec: str, tensors: dict, body: dict, strings: dict):
+def _checked_slice(name: str, value: Any, spec: str) -> tuple[str, tuple[int, ...]] | None:
+    """(slice text, full shape) of a partial slice; None for one covering the whole tensor."""
     full, index = parse_shape_and_slice(spec)
     want = tuple(len(range(*s.indices(d))) for s, d in zip(index, full))
     arr = np.asarray(value)
@@ -279,33 +183,20 @@ def _encode_slice(name: str, value: Any, spec: str, tensors: dict, body: dict, s
             f"Shape in shape_and_slice spec {spec!r} does not match the shape of tensor "
             f"{name}: {shape_str(arr.shape)}",
         )
-    text = slices.slice_str(spec)
-    key = slices.storage_key(name, text)
-    if key in body or key in strings or key in tensors:
-        raise errors.InvalidArgumentError(
-            None, None, f"Duplicate slice {text!r} of tensor {name!r} in the tensors to save"
-        )
-    slices.add_slice(tensors, name, full, text, _encode(key, arr, body, strings))
+    return None if want == full else (slices.slice_str(spec), full)
 
 
-def write_index(prefix: str, shards: list[dict[str, Any]], tensors: dict[str, Any]) -> None:
+def write_index(prefix: str, num_shards: int, tensors: dict[str, Any]) -> None:
     """Atomically writes `<prefix>.index` (the commit point of a checkpoint).
 
     Raises:
       OpError: from the file system, as in `write_checkpoint`.
     """
-    index = {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "num_shards": len(shards),
-        "shards": shards,
-        "tensors": tensors,
-    }
-    text = json.dumps(index, indent=1, sort_keys=True)
+    table = bundle.index_bytes(num_shards, tensors)
 
     def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            f.write(table)
 
     path = index_path(prefix)
     with os_errors(f"Failed to write checkpoint index {path}"):
@@ -314,11 +205,11 @@ def write_index(prefix: str, shards: list[dict[str, Any]], tensors: dict[str, An
 
 # --------------------------------------------------------------------- reading
 def read_index(prefix: str) -> dict[str, Any]:
-    """Loads and validates `<prefix>.index`.
+    """Loads `<prefix>.index` (V2 or tensorweave 0.1): `num_shards` and `tensors`.
 
     Raises:
       NotFoundError: if the checkpoint does not exist ("Failed to find any matching files").
-      DataLossError: if the index is not a readable tensorweave checkpoint index.
+      DataLossError: if the index is not a readable checkpoint index.
     """
     path = index_path(prefix)
     try:
@@ -334,27 +225,9 @@ def read_index(prefix: str) -> dict[str, Any]:
     except OSError as e:
         with os_errors(f"Failed to read checkpoint index {path}"):
             raise e
-    try:
-        index = json.loads(raw.decode("utf-8"))
-        ok = index.get("format") == FORMAT_NAME and isinstance(index.get("tensors"), dict)
-        ok = ok and len(index["shards"]) == index["num_shards"]
-    except (UnicodeDecodeError, ValueError, AttributeError, KeyError, TypeError):
-        ok = False
-    if not ok:
-        raise errors.DataLossError(
-            None,
-            None,
-            f"Unable to read checkpoint index {path}: not a tensorweave checkpoint index "
-            "(truncated or corrupt file?)",
-        )
-    if index.get("version", 0) > FORMAT_VERSION:
-        raise errors.DataLossError(
-            None,
-            None,
-            f"Checkpoint index {path} has format version {index['version']}; this "
-            f"tensorweave reads versions <= {FORMAT_VERSION}",
-        )
-    return index
+    if legacy.is_legacy_index(raw):
+        return legacy.parse_index(raw, path)
+    return bundle.parse_index(raw, path)
 
 
 def parse_shape_and_slice(spec: str) -> tuple[tuple[int, ...], tuple[slice, ...]]:
@@ -466,17 +339,23 @@ class CheckpointReader:
         return slices.read_regions(names, entries, regions, self._read_encoded)
 
     def _read_encoded(self, items: Sequence[tuple[str, dict]]) -> list[np.ndarray]:
-        names = [key for key, _ in items]
-        entries = [entry for _, entry in items]
         by_shard: dict[int, list[int]] = {}
-        for i, e in enumerate(entries):
+        for i, (_, e) in enumerate(items):
             by_shard.setdefault(int(e["shard"]), []).append(i)
-        out: list[Any] = [None] * len(names)
+        out: list[Any] = [None] * len(items)
         for shard, positions in sorted(by_shard.items()):
             path = self._shard_path(shard)
-            with self._open(path) as (handle, strings):
-                for i in positions:
-                    out[i] = _decode(names[i], entries[i], handle, strings, path)
+            if "shards" in self._index:  # tensorweave 0.1
+                with legacy.open_shard(path) as (handle, strings):
+                    for i in positions:
+                        key, entry = items[i]
+                        out[i] = legacy.decode(key, entry, handle, strings, path)
+                continue
+            with os_errors(f"Failed to read checkpoint data file {path}"), open(path, "rb") as f:
+                for i in sorted(positions, key=lambda i: int(items[i][1]["offset"])):
+                    key, entry = items[i]
+                    f.seek(int(entry["offset"]))
+                    out[i] = bundle.decode(key, entry, f.read(int(entry["size"])), path)
         return out
 
     def _shard_path(self, shard: int) -> str:
@@ -486,65 +365,12 @@ class CheckpointReader:
                 None, None, f"Checkpoint {self._prefix} refers to shard {shard} of {n}"
             )
         path = data_path(self._prefix, shard, n)
-        expected = int(self._index["shards"][shard]["bytes"])
         with os_errors(f"Failed to open checkpoint data file {path}"):
-            size = os.path.getsize(path)
-        if size != expected:
-            raise errors.DataLossError(
-                None,
-                None,
-                f"Checkpoint data file {path} is truncated or was overwritten: "
-                f"expected {expected} bytes, found {size}",
-            )
+            if "shards" in self._index:
+                legacy.check_shard_size(self._index, shard, path)
+            elif not os.path.exists(path):
+                raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         return path
-
-    @contextlib.contextmanager
-    def _open(self, path: str) -> Iterator[tuple[Any, dict[str, Any]]]:
-        from safetensors import SafetensorError, safe_open
-
-        try:
-            with safe_open(path, framework="np") as handle:
-                meta = handle.metadata() or {}
-                strings = json.loads(meta.get(_STRINGS_KEY, "{}"))
-                yield handle, strings
-        except (SafetensorError, ValueError) as e:
-            raise errors.DataLossError(
-                None, None, f"Unable to read checkpoint data file {path}: {e}"
-            ) from e
-
-
-def _decode(name: str, entry: dict[str, Any], handle: Any, strings: dict, path: str):
-    storage = entry["storage"]
-    shape = tuple(int(d) for d in entry["shape"])
-    if storage == "metadata":
-        if name not in strings:
-            raise errors.DataLossError(None, None, f"Key {name} is missing from {path}")
-        items = [base64.b64decode(s) for s in strings[name]]
-        crc = _crc_strings(items)
-        arr = np.empty(len(items), dtype=object)
-        arr[:] = items
-        arr = arr.reshape(shape)
-    else:
-        arr = handle.get_tensor(name)
-        if storage == "complex_pairs":
-            arr = _contiguous(arr).reshape(-1).view(np.complex128).reshape(shape)
-        crc = _crc_bytes(arr)
-    want = object if storage == "metadata" else dtypes.as_dtype(entry["dtype"]).as_numpy_dtype
-    if arr.shape != shape or arr.dtype != np.dtype(want):
-        raise errors.DataLossError(
-            None,
-            None,
-            f"Key {name} in {path} is {arr.dtype} {list(arr.shape)} but the index says "
-            f"{entry['dtype']} {list(shape)}",
-        )
-    if crc != int(entry["crc32"]):
-        raise errors.DataLossError(
-            None,
-            None,
-            f"Checksum does not match for key {name} in {path}: stored "
-            f"{int(entry['crc32'])} vs. calculated on the restored bytes {crc}",
-        )
-    return arr
 
 
 # --------------------------------------------------------------------- merging
@@ -573,17 +399,17 @@ def merge_checkpoints(prefixes: Sequence[str], destination: str, delete_old_dirs
                 ) from None
         offset += int(part["num_shards"])
     make_parent_dir(destination)
-    shards: list[dict[str, Any]] = []
+    moved = 0
     for prefix, part in zip(prefixes, parts):
         n = int(part["num_shards"])
         for k in range(n):
             src = data_path(prefix, k, n)
-            dst = data_path(destination, len(shards), offset)
+            dst = data_path(destination, moved, offset)
             with os_errors(f"Failed to move checkpoint data file {src} to {dst}"):
                 os.replace(src, dst)
-            shards.append({"file": os.path.basename(dst), "bytes": part["shards"][k]["bytes"]})
+            moved += 1
     _fsync_path(os.path.dirname(destination) or ".", directory=True)
-    write_index(destination, shards, tensors)
+    write_index(destination, offset, tensors)
     for prefix in prefixes:
         with contextlib.suppress(OSError):
             os.remove(index_path(prefix))

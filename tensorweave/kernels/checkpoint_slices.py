@@ -25,13 +25,14 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.kernels import tensor_bundle
 
 Region = tuple[tuple[int, int], ...]
 
 
 def storage_key(name: str, slice_str: str) -> str:
-    """The data-file key of slice `slice_str` of checkpoint key `name`."""
-    return f"{name}:slice({slice_str})"
+    """The table key of slice `slice_str` of key `name` (TF's `EncodeTensorNameSlice`)."""
+    return tensor_bundle.slice_key(name, slice_str)
 
 
 def slice_str(spec: str) -> str:

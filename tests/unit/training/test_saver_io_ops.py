@@ -3,18 +3,23 @@ slices, shape functions, ShardedFilename/Filespec, StringJoin, and the on-disk f
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
+import google_crc32c
 import numpy as np
 import pytest
-from safetensors import safe_open
+from safetensors.numpy import save_file
 
 import tensorweave as tf
 from tensorweave.kernels import (
     checkpoint_format,
     io_kernels,  # noqa: F401  (registers the checkpoint kernels)
+    sstable,
 )
 from tensorweave.ops import io_ops
+from tensorweave.protos import tensor_bundle_pb2
 
 ARRAYS = {
     "f32": np.arange(12, dtype=np.float32).reshape(3, 4),
@@ -61,29 +66,53 @@ def test_save_restore_every_storage_kind(tmp_path):
         np.testing.assert_array_equal(got, want, err_msg=name)
 
 
-def test_on_disk_format(tmp_path):
+def test_on_disk_format_is_tensorflow_v2(tmp_path):
     prefix = str(tmp_path / "ck")
     _save(prefix, ARRAYS)
-    index = json.loads(open(prefix + ".index", encoding="utf-8").read())
-    assert index["format"] == "tensorweave-checkpoint" and index["version"] == 1
-    assert index["num_shards"] == 1
-    assert index["shards"][0]["file"] == "ck.data-00000-of-00001"
-    entries = index["tensors"]
-    assert entries["f32"] == {
-        **entries["f32"],
-        "dtype": "float32",
-        "shape": [3, 4],
-        "storage": "safetensors",
-        "shard": 0,
+    raw = open(prefix + ".index", "rb").read()
+    rows = dict(sstable.read_table(raw, "ck.index"))
+    header = tensor_bundle_pb2.BundleHeaderProto.FromString(rows.pop(b""))
+    assert header.num_shards == 1 and header.version.producer == 1
+    assert sorted(rows) == sorted(k.encode() for k in ARRAYS)
+    entry = tensor_bundle_pb2.BundleEntryProto.FromString(rows[b"f32"])
+    assert entry.dtype == tf.float32.as_datatype_enum
+    assert [d.size for d in entry.shape.dim] == [3, 4] and entry.size == 48
+    data = open(prefix + ".data-00000-of-00001", "rb").read()
+    np.testing.assert_array_equal(
+        np.frombuffer(data[entry.offset : entry.offset + 48], "<f4").reshape(3, 4), ARRAYS["f32"]
+    )
+    assert entry.crc32c == sstable.mask(google_crc32c.value(ARRAYS["f32"].tobytes()))
+    # Strings: varint lengths, their masked checksum, then the bytes (TF's WriteStringTensor).
+    s = tensor_bundle_pb2.BundleEntryProto.FromString(rows[b"s"])
+    assert s.dtype == tf.string.as_datatype_enum
+    body = data[s.offset : s.offset + s.size]
+    items = list(ARRAYS["s"].reshape(-1))
+    lengths = bytes(len(x) for x in items)
+    assert body[: len(items)] == lengths and body[len(items) + 4 :] == b"".join(items)
+
+
+def test_reads_tensorweave_0_1_checkpoints(tmp_path):
+    """Checkpoints written before the V2 format (JSON index, safetensors shard) still restore."""
+    prefix = str(tmp_path / "old")
+    f32 = ARRAYS["f32"]
+    save_file({"f32": f32}, prefix + ".data-00000-of-00001", metadata={
+        "tensorweave.strings": json.dumps({"s": [base64.b64encode(b"hi").decode()]})})
+    crc_s = zlib.crc32(b"hi", zlib.crc32((2).to_bytes(8, "little")))
+    index = {
+        "format": "tensorweave-checkpoint", "version": 1, "num_shards": 1,
+        "shards": [{"file": "old.data-00000-of-00001",
+                    "bytes": (tmp_path / "old.data-00000-of-00001").stat().st_size}],
+        "tensors": {
+            "f32": {"shard": 0, "dtype": "float32", "shape": [3, 4], "storage": "safetensors",
+                    "crc32": zlib.crc32(f32.tobytes())},
+            "s": {"shard": 0, "dtype": "string", "shape": [1], "storage": "metadata",
+                  "crc32": crc_s},
+        },
     }
-    assert entries["c128"]["storage"] == "complex_pairs"
-    assert entries["s"]["storage"] == "metadata" and entries["s"]["dtype"] == "string"
-    with safe_open(prefix + ".data-00000-of-00001", framework="np") as f:
-        assert set(f.keys()) == {"f32", "f64", "i16", "u64", "b", "c64", "c128", "empty_f"}
-        np.testing.assert_array_equal(f.get_tensor("f32"), ARRAYS["f32"])
-        assert f.get_tensor("c128").shape == (2,)
-        strings = json.loads(f.metadata()["tensorweave.strings"])
-    assert set(strings) == {"s", "s0", "empty_s"}
+    (tmp_path / "old.index").write_text(json.dumps(index))
+    got_f, got_s = _restore(prefix, ["f32", "s"], [tf.float32, tf.string])
+    np.testing.assert_array_equal(got_f, f32)
+    assert list(got_s) == [b"hi"]
 
 
 def test_restore_slices(tmp_path):
