@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tensorweave import errors
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
+from tensorweave.runtime.ref_reads import order_reads_after_writes
 
 
 def prune(
@@ -19,7 +20,8 @@ def prune(
       targets: op names to run.
 
     Returns:
-      The needed nodes, in the order of `nodes`.
+      The needed nodes, in the order of `nodes`; a read of a ref variable that a control
+      dependency orders after a write of it is given a read of its own (`ref_reads`).
 
     Raises:
       NotFoundError: if a fetch, target or input names no node.
@@ -46,7 +48,7 @@ def prune(
                 src = split_tensor_name(inp)[0]
             if src not in needed:
                 stack.append(_check(nodes, src, f"Input of {name}"))
-    return [n for n in nodes.values() if n.name in needed]
+    return order_reads_after_writes([n for n in nodes.values() if n.name in needed])
 
 
 def _check(nodes: dict[str, NodeSpec], name: str, what: str) -> str:

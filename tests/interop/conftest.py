@@ -47,7 +47,8 @@ def run_tf(tf_python: str, script: str, *args: str, timeout: float = TF_TIMEOUT_
         capture_output=True, text=True, timeout=timeout, check=False,
     )
     if proc.returncode != 0:
-        raise AssertionError(f"TensorFlow script failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+        tail = proc.stderr[-4000:]
+        raise AssertionError(f"TensorFlow script failed ({proc.returncode}):\n{tail}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     return json.loads(lines[-1]) if lines else {}
 
