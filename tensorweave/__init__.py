@@ -35,6 +35,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops import io_ops as _io_ops  # noqa: F401  (checkpoint ops on servers)
+from tensorweave.ops import resource_variable_ops as _resource_variable_ops  # noqa: F401
 from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
 from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
 from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401

@@ -20,6 +20,7 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework.resource_mgr import Var
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
+from tensorweave.kernels.resource_variable_kernels import register_resource_variant_kernels
 
 Rule = Callable[..., tuple[Any, ...]]
 
@@ -361,4 +362,12 @@ register_kernel("ApplyCenteredRMSProp")(
 )
 register_kernel("SparseApplyCenteredRMSProp")(
     _kernel(_CENTERED, (*_RMS_SCALARS, "grad", "indices"), _centered_rms_prop_rule)
+)
+
+register_resource_variant_kernels(
+    (
+        "ApplyGradientDescent", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdagrad",
+        "SparseApplyAdagrad", "ApplyAdam", "ApplyRMSProp", "SparseApplyRMSProp",
+        "ApplyCenteredRMSProp", "SparseApplyCenteredRMSProp",
+    )
 )

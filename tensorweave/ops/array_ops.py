@@ -4,8 +4,8 @@ Follows TensorFlow 1.x `array_ops`. The ops live in sibling modules re-exported
 here: `array_ops_shape` (shapes, reshaping, fills), `array_ops_join`
 (stack/concat/split/tile/pad/reverse/unique and the auto-packing of lists of tensors),
 `array_ops_index` (slicing and `Tensor.__getitem__`) and `array_ops_gather` (gather,
-one_hot, where, range, dynamic_stitch, boolean_mask); `framework.shape_inference` holds the helpers of
-their shape functions. Their gradients are in `array_grad`, imported at the bottom
+one_hot, where, range, dynamic_stitch, boolean_mask); `framework.shape_inference` holds the
+helpers of their shape functions. Their gradients are in `array_grad`, imported at the bottom
 of this module.
 """
 

@@ -17,10 +17,6 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops.array_ops_join import concat
-from tensorweave.ops.array_ops_shape import reshape, size, squeeze
 from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
@@ -30,6 +26,10 @@ from tensorweave.framework.shape_inference import (
     with_rank,
     with_rank_at_least,
 )
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+from tensorweave.ops.array_ops_join import concat
+from tensorweave.ops.array_ops_shape import reshape, size, squeeze
 
 
 @register_op(

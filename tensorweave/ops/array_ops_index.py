@@ -18,11 +18,6 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.strided_slice import validate_strided_slice
-from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tensorweave.ops import constant_op
-from tensorweave.ops.array_ops_gather import boolean_mask
-from tensorweave.ops.array_ops_join import stack
 from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
@@ -31,6 +26,11 @@ from tensorweave.framework.shape_inference import (
     static_value,
     with_rank,
 )
+from tensorweave.framework.strided_slice import validate_strided_slice
+from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tensorweave.ops import constant_op
+from tensorweave.ops.array_ops_gather import boolean_mask
+from tensorweave.ops.array_ops_join import stack
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 _MASK_ATTRS = [f"{m}: int = 0" for m in _MASKS]

@@ -18,12 +18,6 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.tensor_conversion import (
-    convert_to_tensor,
-    register_tensor_conversion_function,
-)
-from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tensorweave.ops import constant_op
 from tensorweave.framework.shape_inference import (
     is_tensor_like,
     merge_shapes,
@@ -34,6 +28,12 @@ from tensorweave.framework.shape_inference import (
     with_rank,
     with_rank_at_least,
 )
+from tensorweave.framework.tensor_conversion import (
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
+from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tensorweave.ops import constant_op
 
 _INDEX = "{int32, int64} = DT_INT32"
 

@@ -17,9 +17,6 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import constant_op
 from tensorweave.framework.shape_inference import (
     is_tensor_like,
     op_error,
@@ -28,6 +25,9 @@ from tensorweave.framework.shape_inference import (
     static_value,
     with_rank,
 )
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+from tensorweave.ops import constant_op
 
 # --------------------------------------------------------------------- registrations
 

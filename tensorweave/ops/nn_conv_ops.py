@@ -15,10 +15,10 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.shape_inference import op_error, with_rank
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value_as_shape
-from tensorweave.framework.shape_inference import op_error, with_rank
 
 _CONV_TYPES = "{half, float, double}"
 _POOL_TYPES = "{half, float, double, int32, int64, uint8, int16, int8, uint16}"

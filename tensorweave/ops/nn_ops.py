@@ -16,11 +16,16 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.shape_inference import (
+    merge_shapes,
+    op_error,
+    with_rank,
+    with_rank_at_least,
+)
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import array_ops, cwise_ops
-from tensorweave.framework.shape_inference import merge_shapes, op_error, with_rank, with_rank_at_least
 
 # TensorFlow's `realnumbertypes` and `floatingpoint` (bfloat16/quantized types excluded).
 REAL = "half, float, double, int32, int64, uint8, int16, int8, uint16, uint32, uint64"

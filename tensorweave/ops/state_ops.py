@@ -106,6 +106,11 @@ def _ref_of(ref: Any) -> Any:
     return ref._ref() if hasattr(ref, "_ref") else ref
 
 
+def _is_resource(ref: Any) -> bool:
+    # NOTE: as TF's state_ops, the functions below hand resource variables to their methods.
+    return getattr(ref, "_is_resource_variable", False)
+
+
 def assign(
     ref: Any,
     value: Any,
@@ -121,6 +126,8 @@ def assign(
       TypeError: if `ref` is not a variable (ref tensor).
       ValueError: if `validate_shape` and the static shapes differ.
     """
+    if _is_resource(ref):
+        return ref.assign(value, name=name)
     kwargs: dict[str, Any] = {}
     if validate_shape is not None:
         kwargs["validate_shape"] = validate_shape
@@ -131,22 +138,30 @@ def assign(
 
 def assign_add(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None):
     """Adds `value` to the variable `ref` atomically (follows `tf.assign_add`)."""
+    if _is_resource(ref):
+        return ref.assign_add(value, name=name)
     kwargs = {} if use_locking is None else {"use_locking": use_locking}
     return apply_op("AssignAdd", ref=_ref_of(ref), value=value, name=name, **kwargs)
 
 
 def assign_sub(ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None):
     """Subtracts `value` from the variable `ref` atomically (follows `tf.assign_sub`)."""
+    if _is_resource(ref):
+        return ref.assign_sub(value, name=name)
     kwargs = {} if use_locking is None else {"use_locking": use_locking}
     return apply_op("AssignSub", ref=_ref_of(ref), value=value, name=name, **kwargs)
 
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Any:
     """A bool scalar: whether the variable has a value (follows `tf.is_variable_initialized`)."""
+    if _is_resource(ref):
+        return ref.is_initialized(name=name)
     return apply_op("IsVariableInitialized", ref=_ref_of(ref), name=name)
 
 
 def _scatter(op_type: str, ref: Any, indices: Any, updates: Any, use_locking: Any, name: Any):
+    if _is_resource(ref):
+        return ref._scatter(op_type[len("Scatter"):], indices, updates, name)
     kwargs = {} if use_locking is None else {"use_locking": use_locking}
     return apply_op(
         op_type, ref=_ref_of(ref), indices=indices, updates=updates, name=name, **kwargs

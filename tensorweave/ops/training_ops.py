@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorweave.framework import dtypes
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.op_defs.resource_variable_ops import register_resource_variants
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.gradients_impl import no_gradient
 
@@ -147,10 +149,28 @@ _register("SparseApplyRMSProp", ["var", "ms", "mom"], _RMS_SCALARS, sparse=True)
 _register("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], _RMS_SCALARS)
 _register("SparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"], _RMS_SCALARS, sparse=True)
 
+APPLY_OPS = (
+    "ApplyGradientDescent", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdagrad",
+    "SparseApplyAdagrad", "ApplyAdam", "ApplyRMSProp", "SparseApplyRMSProp",
+    "ApplyCenteredRMSProp", "SparseApplyCenteredRMSProp",
+)
+register_resource_variants(APPLY_OPS)
+for _name in APPLY_OPS:
+    no_gradient("Resource" + _name)
+
 
 # ------------------------------------------------------------------------ wrappers
 def _ref(v: Any) -> Any:
+    """A variable's ref tensor, or a resource variable's handle."""
     return v._ref() if hasattr(v, "_ref") else v
+
+
+def _apply(op_type: str, **inputs: Any) -> Any:
+    """`op_type`, or its `Resource` variant when `var` is a resource handle (no output)."""
+    var = inputs["var"]
+    if getattr(var, "dtype", None) is not None and var.dtype.base_dtype == dtypes.resource:
+        op_type = "Resource" + op_type
+    return apply_op(op_type, **inputs)
 
 
 def apply_gradient_descent(
@@ -166,13 +186,13 @@ def apply_gradient_descent(
       name: op name.
 
     Returns:
-      The ref of `var` after the update.
+      The ref of `var` after the update (for a resource variable: the update op).
 
     Raises:
       ValueError: for statically incompatible shapes or a non-scalar `alpha`.
       errors.InvalidArgumentError: at run time, "var and delta do not have the same shape".
     """
-    return apply_op(
+    return _apply(
         "ApplyGradientDescent",
         var=_ref(var),
         alpha=alpha,
@@ -197,7 +217,7 @@ def apply_momentum(
     With `use_nesterov`: `var -= lr * grad + lr * momentum * accum`. `var`, `accum`: refs of
     T with one shape; `lr`, `momentum`: T scalars; `grad`: T like `var`.
     """
-    return apply_op(
+    return _apply(
         "ApplyMomentum",
         var=_ref(var),
         accum=_ref(accum),
@@ -225,7 +245,7 @@ def sparse_apply_momentum(
 
     `indices`: int32/int64 [n]; `grad`: T [n, var.shape[1:]].
     """
-    return apply_op(
+    return _apply(
         "SparseApplyMomentum",
         var=_ref(var),
         accum=_ref(accum),
@@ -252,7 +272,7 @@ def apply_adagrad(
 
     `update_slots=False` leaves `accum` unchanged.
     """
-    return apply_op(
+    return _apply(
         "ApplyAdagrad",
         var=_ref(var),
         accum=_ref(accum),
@@ -275,7 +295,7 @@ def sparse_apply_adagrad(
     name: str | None = None,
 ) -> Any:
     """`apply_adagrad` on the rows `indices` of `var` and `accum` (`sparse_apply_adagrad`)."""
-    return apply_op(
+    return _apply(
         "SparseApplyAdagrad",
         var=_ref(var),
         accum=_ref(accum),
@@ -312,7 +332,7 @@ def apply_adam(
     (Nesterov: `m` replaced by `beta1 * m + (1 - beta1) * grad` in the last line). All
     scalars are T scalars; `m`, `v` are refs shaped like `var`.
     """
-    return apply_op(
+    return _apply(
         "ApplyAdam",
         var=_ref(var),
         m=_ref(m),
@@ -347,7 +367,7 @@ def apply_rms_prop(
     `ms += (grad ** 2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms +
     epsilon); var -= mom`.
     """
-    return apply_op(
+    return _apply(
         "ApplyRMSProp",
         var=_ref(var),
         ms=_ref(ms),
@@ -376,7 +396,7 @@ def sparse_apply_rms_prop(
     name: str | None = None,
 ) -> Any:
     """`apply_rms_prop` on the rows `indices` (follows `sparse_apply_rms_prop`)."""
-    return apply_op(
+    return _apply(
         "SparseApplyRMSProp",
         var=_ref(var),
         ms=_ref(ms),
@@ -410,7 +430,7 @@ def apply_centered_rms_prop(
     `mg += (grad - mg) * (1 - rho)`, `ms` as in RMSProp, `mom = mom * momentum + lr * grad /
     sqrt(ms - mg ** 2 + epsilon)`, `var -= mom`.
     """
-    return apply_op(
+    return _apply(
         "ApplyCenteredRMSProp",
         var=_ref(var),
         mg=_ref(mg),
@@ -441,7 +461,7 @@ def sparse_apply_centered_rms_prop(
     name: str | None = None,
 ) -> Any:
     """`apply_centered_rms_prop` on the rows `indices` (`sparse_apply_centered_rms_prop`)."""
-    return apply_op(
+    return _apply(
         "SparseApplyCenteredRMSProp",
         var=_ref(var),
         mg=_ref(mg),

@@ -8,7 +8,7 @@ State lives in the graph, as in TensorFlow, so independent graphs never interfer
 
 Variable names depend only on the variable scope; op names inside a `variable_scope` come
 from the name scope it opens (`foo`, then `foo_1` when re-entered). Variables are reference
-variables (`tensorweave.ops.variables.Variable`); `use_resource` is accepted and ignored.
+variables (`tensorweave.ops.variables.Variable`), or resource variables with `use_resource`.
 With a `partitioner`, `get_variable` returns a `PartitionedVariable` (see
 `tensorweave.ops.partitioned_variables`).
 """
@@ -153,7 +153,8 @@ def get_variable(
         is then created as parts `<name>/part_<i>` (see `PartitionedVariable`); when
         reusing, a partitioner's result must match the existing partitioning.
       validate_shape: if False, the initial value's shape may be unknown.
-      use_resource: ignored (reference variables only).
+      use_resource: create a `ResourceVariable` (default: the scope's, else
+        `tf.resource_variables_enabled()`).
       custom_getter: `fn(getter, name, *args, **kwargs)` wrapping the real getter.
       constraint: projection applied by optimizers after updates.
       synchronization: a `VariableSynchronization`.

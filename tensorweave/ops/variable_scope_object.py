@@ -58,7 +58,7 @@ class VariableScope:
     reuse = property(lambda self: self._reuse, doc="False, True or AUTO_REUSE.")
     initializer = property(lambda self: self._initializer, doc="Default initializer.")
     dtype = property(lambda self: self._dtype, doc="Default dtype.")
-    use_resource = property(lambda self: self._use_resource, doc="Accepted, ignored.")
+    use_resource = property(lambda self: self._use_resource, doc="Default of `get_variable`.")
     regularizer = property(lambda self: self._regularizer, doc="Default regularizer.")
     caching_device = property(lambda self: self._caching_device, doc="Default caching device.")
     partitioner = property(lambda self: self._partitioner, doc="Default partitioner.")
@@ -78,7 +78,7 @@ class VariableScope:
         self._dtype = dtype
 
     def set_use_resource(self, use_resource: Any) -> None:
-        """Sets `use_resource` (ignored: variables are reference variables)."""
+        """Sets the default `use_resource` of `get_variable` in this scope."""
         self._use_resource = use_resource
 
     def set_regularizer(self, regularizer: Any) -> None:
@@ -166,7 +166,7 @@ class VariableScope:
                 caching_device=caching_device,
                 partitioner=partitioner,
                 validate_shape=validate_shape,
-                use_resource=use_resource,
+                use_resource=self._use_resource if use_resource is None else use_resource,
                 custom_getter=custom_getter,
                 constraint=self._constraint if constraint is None else constraint,
                 synchronization=synchronization,

@@ -203,6 +203,7 @@ class _VariableStore(_PartitionedStoreMixin):
             "caching_device": caching_device,
             "validate_shape": validate_shape,
             "constraint": constraint,
+            "use_resource": use_resource,
         }
         is_scalar = isinstance(shape, list | tuple) and not shape
         if partitioner is not None and not is_scalar:
@@ -233,6 +234,7 @@ class _VariableStore(_PartitionedStoreMixin):
         collections: Any = None,
         caching_device: Any = None,
         validate_shape: bool = True,
+        use_resource: Any = None,
         constraint: Any = None,
     ) -> Variable:
         """Gets or creates one (unpartitioned) variable; see `get_variable`."""
@@ -265,6 +267,7 @@ class _VariableStore(_PartitionedStoreMixin):
                 dtype=variable_dtype,
                 validate_shape=validate_shape,
                 constraint=constraint,
+                use_resource=use_resource,
             )
             self._vars[name] = v
             self._stacks[name] = _user_stack()

@@ -147,6 +147,7 @@ class _PartitionedStoreMixin:
         caching_device: Any = None,
         validate_shape: bool = True,
         constraint: Any = None,
+        use_resource: Any = None,
     ) -> PartitionedVariable:
         """Gets or creates the partitioned variable `name` (TF's `_get_partitioned_variable`).
 
@@ -188,6 +189,7 @@ class _PartitionedStoreMixin:
             "caching_device": caching_device,
             "validate_shape": validate_shape,
             "constraint": constraint,
+            "use_resource": use_resource,
         }
         parts, dtype = self._make_parts(name, shape, dtype, initializer, partitions, single)
         pv = PartitionedVariable(

@@ -67,10 +67,47 @@ class GraphKeys:
     ]
 
 
+class _ResourceSwitch:
+    """TF's process-wide default of `use_resource` (`tf.enable_resource_variables`)."""
+
+    enabled = False
+    resource_class: type | None = None
+
+
+def enable_resource_variables() -> None:
+    """Makes `tf.Variable` / `tf.get_variable` create resource variables by default.
+
+    Follows `tf.compat.v1.enable_resource_variables` (TF 2.x's default); process-wide.
+    """
+    _ResourceSwitch.enabled = True
+
+
+def disable_resource_variables() -> None:
+    """Makes new variables reference variables again (`tf.disable_resource_variables`)."""
+    _ResourceSwitch.enabled = False
+
+
+def resource_variables_enabled() -> bool:
+    """True after `enable_resource_variables()` (`tf.resource_variables_enabled`)."""
+    return _ResourceSwitch.enabled
+
+
+def register_resource_variable_class(cls: type) -> type:
+    """Decorator naming the class `Variable(use_resource=True)` creates."""
+    _ResourceSwitch.resource_class = cls
+    return cls
+
+
+def use_resource_default(use_resource: Any) -> bool:
+    """`use_resource` if given, else the process-wide default."""
+    return _ResourceSwitch.enabled if use_resource is None else bool(use_resource)
+
+
 class Variable:
     """A mutable tensor whose value persists across `Session.run` calls.
 
-    Follows TF 1.x `tf.Variable` (a reference variable).
+    Follows TF 1.x `tf.Variable` (a reference variable); with `use_resource=True` (or after
+    `tf.enable_resource_variables()`) it creates a `ResourceVariable` instead, as TF does.
 
     Args:
       initial_value: a Tensor or value convertible to one, or a callable returning one;
@@ -85,11 +122,24 @@ class Variable:
       expected_shape: unused (TensorFlow compatibility).
       import_scope: name prefix used with `variable_def`.
       constraint: optional projection applied by optimizers after updates.
+      use_resource: create a `ResourceVariable` (default: `resource_variables_enabled()`).
 
     Raises:
       ValueError: if `initial_value` is missing, or its shape is not fully defined while
         `validate_shape` is True.
     """
+
+    def __new__(cls, *args: Any, use_resource: Any = None, **kwargs: Any) -> Any:
+        """`Variable(...)` builds a `ResourceVariable` when resource variables are asked for."""
+        resource_class = _ResourceSwitch.resource_class
+        variable_def = kwargs.get("variable_def")
+        if variable_def is not None:
+            want = bool(getattr(variable_def, "is_resource", False))
+        else:
+            want = use_resource_default(use_resource)
+        if cls is Variable and resource_class is not None and want:
+            cls = resource_class
+        return object.__new__(cls)
 
     def __init__(
         self,
@@ -104,6 +154,7 @@ class Variable:
         expected_shape: Any = None,
         import_scope: str | None = None,
         constraint: Any = None,
+        use_resource: Any = None,
     ):
         self._trainable = trainable
         self._constraint = constraint
@@ -526,6 +577,9 @@ def report_uninitialized_variables(
 __all__ = [
     "GraphKeys",
     "Variable",
+    "enable_resource_variables",
+    "disable_resource_variables",
+    "resource_variables_enabled",
     "global_variables",
     "all_variables",
     "trainable_variables",

@@ -159,7 +159,11 @@ class Plan:
             raise errors.InvalidArgumentError(
                 None, None, f"{e}\n\t [[{{{{node {node.name}}}}}]]"
             ) from e
-        deref = tuple(k for k in range(len(ins)) if not (k < len(refs) and refs[k]))
+        # NOTE: a ref input and a resource handle (whose value is a `Var` too) stay unread.
+        deref = tuple(
+            k for k in range(len(ins))
+            if not (k < len(refs) and refs[k]) and kn.input_dtypes[k:k + 1] != (_RESOURCE,)
+        )
         entry = Entry(node, fn, tuple(ins), base, nout, deref)
         entry.label = _timeline_label(node)
         return entry
@@ -381,6 +385,9 @@ def _timeline_label(node: NodeSpec) -> str:
         return f"{node.name} = _Recv({node.attrs['tensor_name']} @{node.attrs['send_device']})"
     inputs = ", ".join(n for n in node.inputs if not n.startswith("^"))
     return f"{node.name} = {node.op}({inputs})"
+
+
+_RESOURCE = dtypes.resource
 
 
 def _input_dtypes(node: NodeSpec) -> list[Any]:

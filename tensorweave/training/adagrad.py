@@ -67,14 +67,14 @@ class AdagradOptimizer(Optimizer):
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         acc = self.get_slot(var, "accumulator")
-        return training_ops.apply_adagrad(var, acc, lr, grad, use_locking=self._use_locking).op
+        return training_ops.apply_adagrad(var, acc, lr, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         acc = self.get_slot(var, "accumulator")
         return training_ops.sparse_apply_adagrad(
             var, acc, lr, grad.values, grad.indices, use_locking=self._use_locking
-        ).op
+        )
 
 
 __all__ = ["AdagradOptimizer"]

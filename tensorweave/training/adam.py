@@ -94,7 +94,7 @@ class AdamOptimizer(Optimizer):
         v = self.get_slot(var, "v")
         return training_ops.apply_adam(
             var, m, v, *self._hyper(var), grad, use_locking=self._use_locking
-        ).op
+        )
 
     def _apply_sparse_shared(self, grad: Any, var: Any, indices: Any, scatter_add: Any) -> Any:
         beta1_power, beta2_power, lr_t, beta1_t, beta2_t, epsilon_t = self._hyper(var)

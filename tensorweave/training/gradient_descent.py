@@ -35,7 +35,7 @@ class GradientDescentOptimizer(Optimizer):
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
-        return training_ops.apply_gradient_descent(var, lr, grad, use_locking=self._use_locking).op
+        return training_ops.apply_gradient_descent(var, lr, grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
         lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)

@@ -65,7 +65,7 @@ class MomentumOptimizer(Optimizer):
             momentum,
             use_locking=self._use_locking,
             use_nesterov=self._use_nesterov,
-        ).op
+        )
 
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         lr, momentum = self._hyper(var)
@@ -78,7 +78,7 @@ class MomentumOptimizer(Optimizer):
             momentum,
             use_locking=self._use_locking,
             use_nesterov=self._use_nesterov,
-        ).op
+        )
 
 
 __all__ = ["MomentumOptimizer"]

@@ -75,7 +75,17 @@ class _TensorProcessor:
         raise NotImplementedError("Trying to update a Tensor ", self._v)
 
 
+class _ResourceVariableProcessor(_RefVariableProcessor):
+    """Updates a `ResourceVariable`: gradients are taken w.r.t. its handle, and the update
+    ops (`_apply_dense` / `_apply_sparse`) take the handle, so their `Resource*` variant runs."""
+
+    def target(self) -> Tensor:
+        return self._v.handle
+
+
 def _get_processor(v: Any) -> Any:
+    if getattr(v, "_is_resource_variable", False):
+        return _ResourceVariableProcessor(v)
     if isinstance(v, Variable):
         return _RefVariableProcessor(v)
     if isinstance(v, Tensor):

@@ -85,7 +85,7 @@ class RMSPropOptimizer(Optimizer):
         apply = (
             training_ops.apply_centered_rms_prop if self._centered else training_ops.apply_rms_prop
         )
-        return apply(var, *slots, *hyper, grad, use_locking=self._use_locking).op
+        return apply(var, *slots, *hyper, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         slots, hyper = self._slots_and_hyper(var)
@@ -96,7 +96,7 @@ class RMSPropOptimizer(Optimizer):
         )
         return apply(
             var, *slots, *hyper, grad.values, grad.indices, use_locking=self._use_locking
-        ).op
+        )
 
 
 __all__ = ["RMSPropOptimizer"]

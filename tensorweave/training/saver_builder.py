@@ -30,15 +30,23 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.device_spec import DeviceSpec, canonical_name
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_shape import TensorShape
-from tensorweave.ops import array_ops, constant_op, control_flow_ops, io_ops, state_ops
+from tensorweave.ops import (
+    array_ops,
+    constant_op,
+    control_flow_ops,
+    io_ops,
+    resource_variable_ops,
+    state_ops,
+)
 from tensorweave.protos import saver_pb2
 
-_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
+_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp")
 
 
 class SaveSpec:
@@ -112,6 +120,33 @@ class ReferenceVariableSaveable(SaveableObject):
             restored = array_ops.reshape(restored, restored_shapes[0])
         validate = restored_shapes is None and self.op.shape.is_fully_defined()
         return state_ops.assign(self.op, restored, validate_shape=validate)
+
+
+class ResourceVariableSaveable(SaveableObject):
+    """A resource variable (`VarHandleOp`), saved under `name`: read with `ReadVariableOp`,
+    restored with `AssignVariableOp` on the variable's device (TF's
+    `ResourceVariableSaveable`)."""
+
+    def __init__(self, handle: Tensor, slice_spec: str, name: str):
+        dtype = dtypes.as_dtype(handle.op.get_attr("dtype"))
+        with graph_mod.get_default_graph().device(handle.device):
+            value = resource_variable_ops.read_variable_op(handle, dtype)
+        spec = SaveSpec(value, slice_spec, name, dtype=dtype, device=handle.device)
+        super().__init__(handle, [spec], name)
+
+    def restore(self, restored_tensors: list[Tensor], restored_shapes: Any) -> Operation:
+        """An `AssignVariableOp` of the restored value (reshaped when `restored_shapes`)."""
+        restored = restored_tensors[0]
+        if restored_shapes is not None:
+            restored = array_ops.reshape(restored, restored_shapes[0])
+        with graph_mod.get_default_graph().device(self.op.device):
+            return resource_variable_ops.assign_variable_op(self.op, restored)
+
+
+def _variable_saveable(tensor: Tensor, slice_spec: str, name: str) -> SaveableObject:
+    if tensor.op.type == "VarHandleOp":
+        return ResourceVariableSaveable(tensor, slice_spec, name)
+    return ReferenceVariableSaveable(tensor, slice_spec, name)
 
 
 # ------------------------------------------------------------ var_list handling
@@ -209,7 +244,7 @@ def _slice_saveables(op: Any, name: str) -> list[SaveableObject]:
             raise ValueError(
                 f"Slices must all be from the same tensor: {slice_name} != {info.full_name}"
             )
-        out.append(ReferenceVariableSaveable(tensor, info.spec, name))
+        out.append(_variable_saveable(tensor, info.spec, name))
     return out
 
 
@@ -234,7 +269,7 @@ def saveable_objects_for_op(op: Any, name: Any) -> list[SaveableObject]:
             "names_to_saveables must be a dict mapping string names to Tensors/Variables. "
             f"Not a variable: {variable}"
         )
-    return [ReferenceVariableSaveable(variable, "", name)]
+    return [_variable_saveable(variable, "", name)]
 
 
 def validate_and_slice_inputs(names_to_saveables: Any) -> list[SaveableObject]:

@@ -41,6 +41,8 @@ def _create_slot_var(
             initializer=val,
             trainable=False,
             validate_shape=validate_shape,
+            # NOTE: TF's rule: slots of a resource variable are resource variables.
+            use_resource=getattr(primary, "_is_resource_variable", False),
         )
     finally:
         scope.set_partitioner(partitioner)

@@ -87,6 +87,11 @@ _NO_GRADIENT_ALLOWED = frozenset(
 )
 
 
+# Gradients w.r.t. a resource handle: a placeholder cannot feed a variable's state, so these
+# are checked by central differences over the variable's value in test_resource_variables.py.
+_CHECKED_ELSEWHERE = frozenset({"ReadVariableOp", "ResourceGather"})
+
+
 # ------------------------------------------------------------------- collection
 def _import_all(package) -> dict[str, str]:
     """Imports every module of `package` (the `*_grad` modules register the gradients)."""
@@ -154,6 +159,7 @@ def test_every_gradient_has_a_case():
         for op_type in gradient_registry
         if gradient_registry.lookup(op_type) is not None
         and op_type not in covered
+        and op_type not in _CHECKED_ELSEWHERE
         and not op_type.startswith(_TEST_OP_PREFIX)
     )
     assert not missing, f"gradients without a GradientCase: {missing}"
