@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from tensorweave.protos import function_pb2 as tensorweave_dot_protos_dot_function__pb2
+from tensorweave.protos import graph_debug_info_pb2 as tensorweave_dot_protos_dot_graph__debug__info__pb2
 from tensorweave.protos import node_def_pb2 as tensorweave_dot_protos_dot_node__def__pb2
 from tensorweave.protos import versions_pb2 as tensorweave_dot_protos_dot_versions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etensorweave/protos/graph.proto\x12\x0btensorweave\x1a!tensorweave/protos/function.proto\x1a!tensorweave/protos/node_def.proto\x1a!tensorweave/protos/versions.proto\"\xa0\x01\n\x08GraphDef\x12\"\n\x04node\x18\x01 \x03(\x0b\x32\x14.tensorweave.NodeDef\x12)\n\x08versions\x18\x04 \x01(\x0b\x32\x17.tensorweave.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12\x30\n\x07library\x18\x02 \x01(\x0b\x32\x1f.tensorweave.FunctionDefLibraryb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etensorweave/protos/graph.proto\x12\x0btensorweave\x1a!tensorweave/protos/function.proto\x1a)tensorweave/protos/graph_debug_info.proto\x1a!tensorweave/protos/node_def.proto\x1a!tensorweave/protos/versions.proto\"\xd1\x01\n\x08GraphDef\x12\"\n\x04node\x18\x01 \x03(\x0b\x32\x14.tensorweave.NodeDef\x12)\n\x08versions\x18\x04 \x01(\x0b\x32\x17.tensorweave.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12\x30\n\x07library\x18\x02 \x01(\x0b\x32\x1f.tensorweave.FunctionDefLibrary\x12/\n\ndebug_info\x18\x05 \x01(\x0b\x32\x1b.tensorweave.GraphDebugInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +37,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GRAPHDEF'].fields_by_name['version']._loaded_options = None
   _globals['_GRAPHDEF'].fields_by_name['version']._serialized_options = b'\030\001'
-  _globals['_GRAPHDEF']._serialized_start=153
-  _globals['_GRAPHDEF']._serialized_end=313
+  _globals['_GRAPHDEF']._serialized_start=196
+  _globals['_GRAPHDEF']._serialized_end=405
 # @@protoc_insertion_point(module_scope)

@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from tensorweave.protos import attr_value_pb2 as tensorweave_dot_protos_dot_attr__value__pb2
+from tensorweave.protos import full_type_pb2 as tensorweave_dot_protos_dot_full__type__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tensorweave/protos/node_def.proto\x12\x0btensorweave\x1a#tensorweave/protos/attr_value.proto\"\xd5\x02\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12,\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1e.tensorweave.NodeDef.AttrEntry\x12K\n\x17\x65xperimental_debug_info\x18\x06 \x01(\x0b\x32*.tensorweave.NodeDef.ExperimentalDebugInfo\x1a\x43\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorweave.AttrValue:\x02\x38\x01\x1aQ\n\x15\x45xperimentalDebugInfo\x12\x1b\n\x13original_node_names\x18\x01 \x03(\t\x12\x1b\n\x13original_func_names\x18\x02 \x03(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tensorweave/protos/node_def.proto\x12\x0btensorweave\x1a#tensorweave/protos/attr_value.proto\x1a\"tensorweave/protos/full_type.proto\"\x8a\x03\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12,\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1e.tensorweave.NodeDef.AttrEntry\x12K\n\x17\x65xperimental_debug_info\x18\x06 \x01(\x0b\x32*.tensorweave.NodeDef.ExperimentalDebugInfo\x12\x33\n\x11\x65xperimental_type\x18\x07 \x01(\x0b\x32\x18.tensorweave.FullTypeDef\x1a\x43\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorweave.AttrValue:\x02\x38\x01\x1aQ\n\x15\x45xperimentalDebugInfo\x12\x1b\n\x13original_node_names\x18\x01 \x03(\t\x12\x1b\n\x13original_func_names\x18\x02 \x03(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,10 +35,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_NODEDEF_ATTRENTRY']._loaded_options = None
   _globals['_NODEDEF_ATTRENTRY']._serialized_options = b'8\001'
-  _globals['_NODEDEF']._serialized_start=88
-  _globals['_NODEDEF']._serialized_end=429
-  _globals['_NODEDEF_ATTRENTRY']._serialized_start=279
-  _globals['_NODEDEF_ATTRENTRY']._serialized_end=346
-  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_start=348
-  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_end=429
+  _globals['_NODEDEF']._serialized_start=124
+  _globals['_NODEDEF']._serialized_end=518
+  _globals['_NODEDEF_ATTRENTRY']._serialized_start=368
+  _globals['_NODEDEF_ATTRENTRY']._serialized_end=435
+  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_start=437
+  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_end=518
 # @@protoc_insertion_point(module_scope)

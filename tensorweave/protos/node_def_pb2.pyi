@@ -1,4 +1,5 @@
 from tensorweave.protos import attr_value_pb2 as _attr_value_pb2
+from tensorweave.protos import full_type_pb2 as _full_type_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -8,7 +9,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class NodeDef(_message.Message):
-    __slots__ = ("name", "op", "input", "device", "attr", "experimental_debug_info")
+    __slots__ = ("name", "op", "input", "device", "attr", "experimental_debug_info", "experimental_type")
     class AttrEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -29,10 +30,12 @@ class NodeDef(_message.Message):
     DEVICE_FIELD_NUMBER: _ClassVar[int]
     ATTR_FIELD_NUMBER: _ClassVar[int]
     EXPERIMENTAL_DEBUG_INFO_FIELD_NUMBER: _ClassVar[int]
+    EXPERIMENTAL_TYPE_FIELD_NUMBER: _ClassVar[int]
     name: str
     op: str
     input: _containers.RepeatedScalarFieldContainer[str]
     device: str
     attr: _containers.MessageMap[str, _attr_value_pb2.AttrValue]
     experimental_debug_info: NodeDef.ExperimentalDebugInfo
-    def __init__(self, name: _Optional[str] = ..., op: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., device: _Optional[str] = ..., attr: _Optional[_Mapping[str, _attr_value_pb2.AttrValue]] = ..., experimental_debug_info: _Optional[_Union[NodeDef.ExperimentalDebugInfo, _Mapping]] = ...) -> None: ...
+    experimental_type: _full_type_pb2.FullTypeDef
+    def __init__(self, name: _Optional[str] = ..., op: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., device: _Optional[str] = ..., attr: _Optional[_Mapping[str, _attr_value_pb2.AttrValue]] = ..., experimental_debug_info: _Optional[_Union[NodeDef.ExperimentalDebugInfo, _Mapping]] = ..., experimental_type: _Optional[_Union[_full_type_pb2.FullTypeDef, _Mapping]] = ...) -> None: ...

@@ -1,4 +1,5 @@
 from tensorweave.protos import attr_value_pb2 as _attr_value_pb2
+from tensorweave.protos import full_type_pb2 as _full_type_pb2
 from tensorweave.protos import resource_handle_pb2 as _resource_handle_pb2
 from tensorweave.protos import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
@@ -12,7 +13,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class OpDef(_message.Message):
     __slots__ = ("name", "input_arg", "output_arg", "control_output", "attr", "deprecation", "summary", "description", "is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input", "is_distributed_communication")
     class ArgDef(_message.Message):
-        __slots__ = ("name", "description", "type", "type_attr", "number_attr", "type_list_attr", "handle_data", "is_ref")
+        __slots__ = ("name", "description", "type", "type_attr", "number_attr", "type_list_attr", "handle_data", "is_ref", "experimental_full_type")
         NAME_FIELD_NUMBER: _ClassVar[int]
         DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
         TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +22,7 @@ class OpDef(_message.Message):
         TYPE_LIST_ATTR_FIELD_NUMBER: _ClassVar[int]
         HANDLE_DATA_FIELD_NUMBER: _ClassVar[int]
         IS_REF_FIELD_NUMBER: _ClassVar[int]
+        EXPERIMENTAL_FULL_TYPE_FIELD_NUMBER: _ClassVar[int]
         name: str
         description: str
         type: _types_pb2.DataType
@@ -29,7 +31,8 @@ class OpDef(_message.Message):
         type_list_attr: str
         handle_data: _containers.RepeatedCompositeFieldContainer[_resource_handle_pb2.ResourceHandleProto.DtypeAndShape]
         is_ref: bool
-        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_types_pb2.DataType, str]] = ..., type_attr: _Optional[str] = ..., number_attr: _Optional[str] = ..., type_list_attr: _Optional[str] = ..., handle_data: _Optional[_Iterable[_Union[_resource_handle_pb2.ResourceHandleProto.DtypeAndShape, _Mapping]]] = ..., is_ref: _Optional[bool] = ...) -> None: ...
+        experimental_full_type: _full_type_pb2.FullTypeDef
+        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_types_pb2.DataType, str]] = ..., type_attr: _Optional[str] = ..., number_attr: _Optional[str] = ..., type_list_attr: _Optional[str] = ..., handle_data: _Optional[_Iterable[_Union[_resource_handle_pb2.ResourceHandleProto.DtypeAndShape, _Mapping]]] = ..., is_ref: _Optional[bool] = ..., experimental_full_type: _Optional[_Union[_full_type_pb2.FullTypeDef, _Mapping]] = ...) -> None: ...
     class AttrDef(_message.Message):
         __slots__ = ("name", "type", "default_value", "description", "has_minimum", "minimum", "allowed_values")
         NAME_FIELD_NUMBER: _ClassVar[int]

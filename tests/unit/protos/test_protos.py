@@ -449,3 +449,23 @@ def test_populated_messages_round_trip():
         back = type(msg).FromString(data)
         assert back == msg
         assert back.SerializeToString(deterministic=True) == data
+
+
+def test_text_graph_def_with_tensorflow_2_fields_parses():
+    """TF 2.x writes NodeDef.experimental_type (e.g. on dataset ops) and GraphDef.debug_info."""
+    from google.protobuf import text_format
+
+    from tensorweave.protos import graph_pb2
+
+    text = """
+    node { name: "r" op: "RangeDataset"
+           experimental_type { type_id: TFT_PRODUCT
+                               args { type_id: TFT_DATASET args { type_id: TFT_INT64 } } } }
+    debug_info { files: "model.py" }
+    """
+    g = text_format.Parse(text, graph_pb2.GraphDef())
+    full_type = g.node[0].experimental_type
+    assert (full_type.type_id, full_type.args[0].type_id) == (3, 10102)  # PRODUCT, DATASET
+    assert full_type.args[0].args[0].type_id == 208  # TFT_INT64
+    assert g.debug_info.files == ["model.py"]
+    assert graph_pb2.GraphDef.FromString(g.SerializeToString()) == g
