@@ -137,9 +137,14 @@ def _export_graph_def(
     return out, unbound
 
 
+# NOTE: TensorFlow parses `tensorflow_version` as a version number; tensorweave follows the
+# TF 1.15 graph API, and records its own version in `tensorflow_git_version`.
+TF_API_VERSION = "1.15.0"
+
+
 def _version_strings() -> tuple[str, str]:
     version = getattr(sys.modules.get("tensorweave"), "__version__", "")
-    return (f"tensorweave-{version}" if version else "tensorweave"), "unknown"
+    return TF_API_VERSION, (f"tensorweave-{version}" if version else "tensorweave")
 
 
 def create_meta_graph_def(
