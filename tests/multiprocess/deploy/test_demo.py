@@ -4,10 +4,14 @@ and leaves TensorBoard event files and a Chrome trace with events from every tas
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
+
+from tensorweave.testing.threads import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -20,9 +24,14 @@ def _run_demo(out: str, *extra: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_demo_trains_and_writes_events_and_trace(tmp_path):
-    out = str(tmp_path / "demo")
-    proc = _run_demo(out, "--steps=800")
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("demo") / "out")
+    return out, _run_demo(out, "--steps=800")
+
+
+def test_demo_trains_and_writes_events_and_trace(demo_run):
+    out, proc = demo_run
     assert proc.returncode == 0, proc.stdout + proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
     assert last.startswith("test accuracy: ")
@@ -69,3 +78,57 @@ def test_demo_reports_corrupt_mnist_file(tmp_path):
     assert proc.returncode == 2
     assert "corrupt" in proc.stdout or "not an IDX" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def _get_json(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read().decode())
+
+
+def test_tensorboard_serves_the_demo_scalars_and_graph(demo_run):
+    """The installed `tensorboard` reads the demo's event files: scalars and graph over HTTP."""
+    out, proc = demo_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tb = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "tensorboard"),
+         f"--logdir={os.path.join(out, 'events')}", "--host=127.0.0.1", f"--port={port}",
+         "--load_fast=false", "--reload_interval=1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    base = f"http://127.0.0.1:{port}/data/plugin"
+    try:
+        found: dict = {}
+
+        def loaded() -> bool:
+            found["tags"] = _tags_or_none(f"{base}/scalars/tags")
+            return found["tags"] is not None
+
+        wait_until(loaded, timeout=120, poll_s=0.5)
+        tags = found["tags"]
+        run = next(r for r, t in tags.items() if "test_accuracy" in t)
+        assert "loss" in tags[run]
+        points = _get_json(f"{base}/scalars/scalars?run={run}&tag=test_accuracy")
+        assert points[-1][2] >= 0.95  # (wall_time, step, value)
+        graph_runs = _get_json(f"{base}/graphs/info")
+        graph_run = next(r for r in graph_runs if graph_runs[r].get("run_graph"))
+        with urllib.request.urlopen(f"{base}/graphs/graph?run={graph_run}", timeout=10) as r:
+            graph = r.read().decode()
+        assert 'op: "MatMul"' in graph and "global_step" in graph
+    finally:
+        tb.terminate()
+        try:
+            tb.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            tb.kill()
+            tb.wait(timeout=30)
+
+
+def _tags_or_none(url: str) -> dict | None:
+    try:
+        tags = _get_json(url)
+    except OSError:
+        return None
+    return tags if any("test_accuracy" in t for t in tags.values()) else None
