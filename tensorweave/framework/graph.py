@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes
+from tensorweave.framework import op_defs as _op_defs  # noqa: F401  (registers every op)
 from tensorweave.framework.graph_scopes import GraphScopes
 from tensorweave.framework.op_def import OpDef, op_def_registry
 from tensorweave.framework.operation import Operation, Tensor

@@ -28,6 +28,12 @@ from tensorweave.framework.tensor_shape import TensorShape
 op_def_registry = Registry("op definitions")
 
 NO_DEFAULT = object()
+
+# TensorFlow's type sets for attr specs (bfloat16 and the quantized types are not supported).
+FLOATS = "half, float, double"
+COMPLEX = "complex64, complex128"
+REAL_NUMBER = f"{FLOATS}, int32, int64, uint8, int16, int8, uint16, uint32, uint64"
+NUMBER = f"{REAL_NUMBER}, {COMPLEX}"
 _TYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16"}
 
 

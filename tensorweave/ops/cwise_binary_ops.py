@@ -16,15 +16,8 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops.cwise_common import (
-    COMPLEX,
-    FLOATS,
-    NUMBER,
-    REAL_NUMBER,
-    broadcast_shape_fn,
-    shape_error,
-    unchanged_shape,
-)
+from tensorweave.framework.op_def import COMPLEX, FLOATS, NUMBER, REAL_NUMBER
+from tensorweave.framework.shape_inference import broadcast_shape_fn, op_error, unchanged_shape
 from tensorweave.ops.cwise_common import base_dtype as _base
 from tensorweave.ops.cwise_common import op_scope as _scope
 from tensorweave.ops.cwise_unary_ops import cast
@@ -45,7 +38,7 @@ def _equality_shape_fn(op: Any) -> list[TensorShape]:
 def _bga_shape_fn(op: Any) -> list[TensorShape]:
     for t in op.inputs:
         if t.shape.ndims not in (None, 1):
-            raise shape_error(op, f"Shape must be rank 1 but is rank {t.shape.ndims}")
+            raise op_error(op, f"Shape must be rank 1 but is rank {t.shape.ndims}")
     return [TensorShape([None]), TensorShape([None])]
 
 

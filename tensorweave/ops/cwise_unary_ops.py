@@ -14,7 +14,8 @@ from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops.cwise_common import COMPLEX, FLOATS, unchanged_shape
+from tensorweave.framework.op_def import COMPLEX, FLOATS
+from tensorweave.framework.shape_inference import unchanged_shape
 from tensorweave.ops.cwise_common import base_dtype as _base
 from tensorweave.ops.cwise_common import op_scope as _scope
 

@@ -17,21 +17,22 @@ from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import constant_op, cwise_ops
-from tensorweave.ops.cwise_ops import COMPLEX, FLOATS, broadcast_shapes, shape_error
+from tensorweave.framework.op_def import COMPLEX, FLOATS
+from tensorweave.framework.shape_inference import broadcast_shapes, op_error
 
 _MATMUL_TYPES = f"{{{FLOATS}, int32, int64, {COMPLEX}}}"
 
 
 def _merge_dims(op: Any, a: int | None, b: int | None) -> None:
     if a is not None and b is not None and a != b:
-        raise shape_error(op, f"Dimensions must be equal, but are {a} and {b}")
+        raise op_error(op, f"Dimensions must be equal, but are {a} and {b}")
 
 
 def _matmul_shape(op: Any) -> list[TensorShape]:
     sa, sb = op.inputs[0].shape, op.inputs[1].shape
     for s in (sa, sb):
         if s.ndims is not None and s.ndims != 2:
-            raise shape_error(op, f"Shape must be rank 2 but is rank {s.ndims}")
+            raise op_error(op, f"Shape must be rank 2 but is rank {s.ndims}")
     a = sa.as_list() if sa.ndims is not None else [None, None]
     b = sb.as_list() if sb.ndims is not None else [None, None]
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
@@ -44,7 +45,7 @@ def _batch_matmul_shape(broadcast: bool) -> Any:
         sx, sy = op.inputs[0].shape, op.inputs[1].shape
         for s in (sx, sy):
             if s.ndims is not None and s.ndims < 2:
-                raise shape_error(op, f"Shape must be at least rank 2 but is rank {s.ndims}")
+                raise op_error(op, f"Shape must be at least rank 2 but is rank {s.ndims}")
         adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
         if sx.ndims is None or sy.ndims is None:
             return [unknown_shape()]
@@ -57,7 +58,7 @@ def _batch_matmul_shape(broadcast: bool) -> Any:
             try:
                 batch = TensorShape(x[:-2]).merge_with(TensorShape(y[:-2]))
             except ValueError as e:
-                raise shape_error(op, str(e)) from None
+                raise op_error(op, str(e)) from None
         return [batch.concatenate([rows, cols])]
 
     return shape_fn

@@ -23,14 +23,15 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import constant_op, cwise_ops
-from tensorweave.ops.cwise_ops import NUMBER, format_shape, shape_error
+from tensorweave.framework.op_def import NUMBER
+from tensorweave.framework.shape_inference import op_error, shape_str, unchanged_shape
 
 
 # ----------------------------------------------------------------- shape functions
 def _reduction_shape(op: Any) -> list[TensorShape]:
     inp, idx = op.inputs[0].shape, op.inputs[1].shape
     if idx.ndims is not None and idx.ndims > 1:
-        raise shape_error(op, f"Shape must be at most rank 1 but is rank {idx.ndims}")
+        raise op_error(op, f"Shape must be at most rank 1 but is rank {idx.ndims}")
     keep = op.get_attr("keep_dims")
     axes = constant_value(op.inputs[1])
     if axes is None or inp.ndims is None:
@@ -41,7 +42,7 @@ def _reduction_shape(op: Any) -> list[TensorShape]:
     reduced = set()
     for a in np.asarray(axes).reshape(-1).tolist():
         if not -rank <= a < rank:
-            raise shape_error(
+            raise op_error(
                 op, f"Invalid reduction dimension {a} for input with {rank} dimensions."
             )
         reduced.add(a % rank if rank else a)
@@ -58,7 +59,7 @@ def _reduction_shape(op: Any) -> list[TensorShape]:
 def _arg_shape(op: Any) -> list[TensorShape]:
     inp, dim_shape = op.inputs[0].shape, op.inputs[1].shape
     if dim_shape.ndims is not None and dim_shape.ndims > 0:
-        raise shape_error(op, f"Shape must be rank 0 but is rank {dim_shape.ndims}")
+        raise op_error(op, f"Shape must be rank 0 but is rank {dim_shape.ndims}")
     if inp.ndims is None:
         return [unknown_shape()]
     rank = inp.ndims
@@ -69,7 +70,7 @@ def _arg_shape(op: Any) -> list[TensorShape]:
         return [unknown_shape(rank - 1)]
     d = int(d)
     if not -rank <= d < rank:
-        raise shape_error(
+        raise op_error(
             op,
             f"Dimension ({d}) must be in the range [{-rank}, {rank}), where {rank} is the "
             "number of dimensions in the input.",
@@ -86,9 +87,9 @@ def _add_n_shape(op: Any) -> list[TensorShape]:
         try:
             cur = shapes[i].merge_with(cur)
         except ValueError:
-            raise shape_error(
+            raise op_error(
                 op,
-                f"Shapes {format_shape(shapes[i])} and {format_shape(cur)} are not "
+                f"Shapes {shape_str(shapes[i])} and {shape_str(cur)} are not "
                 f"compatible. From merging shape {i} with other shapes.",
             ) from None
     return [cur]
@@ -97,18 +98,18 @@ def _add_n_shape(op: Any) -> list[TensorShape]:
 def _segment_shape(op: Any) -> list[TensorShape]:
     data, ids, num = (t.shape for t in op.inputs)
     if num.ndims not in (None, 0):
-        raise shape_error(op, f"Shape must be rank 0 but is rank {num.ndims}")
+        raise op_error(op, f"Shape must be rank 0 but is rank {num.ndims}")
     if ids.ndims is None:
         return [unknown_shape()]
     if data.ndims is not None:
         if data.ndims < ids.ndims:
-            raise shape_error(
+            raise op_error(
                 op, f"Shape must be at least rank {ids.ndims} but is rank {data.ndims}"
             )
         try:
             TensorShape(data.as_list()[: ids.ndims]).merge_with(ids)
         except ValueError as e:
-            raise shape_error(op, str(e)) from None
+            raise op_error(op, str(e)) from None
     n = constant_value(op.inputs[2])
     first = None if n is None else int(n)
     if data.ndims is None:
@@ -181,7 +182,7 @@ for _name in ("Cumsum", "Cumprod"):
             f"T: {{{NUMBER}}}",
             "Tidx: {int32, int64} = DT_INT32",
         ],
-        shape_fn=cwise_ops.unchanged_shape,
+        shape_fn=unchanged_shape,
     )
 
 
