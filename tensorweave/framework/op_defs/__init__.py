@@ -9,4 +9,8 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 """
 
 # One line per family module (sorted), so parallel additions merge.
+from tensorweave.framework.op_defs import cwise_binary  # noqa: F401
+from tensorweave.framework.op_defs import cwise_unary  # noqa: F401
+from tensorweave.framework.op_defs import matmul  # noqa: F401
 from tensorweave.framework.op_defs import nn  # noqa: F401
+from tensorweave.framework.op_defs import reduction  # noqa: F401
