@@ -9,8 +9,15 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 """
 
 # One line per family module (sorted), so parallel additions merge.
-from tensorweave.framework.op_defs import cwise_binary  # noqa: F401
-from tensorweave.framework.op_defs import cwise_unary  # noqa: F401
-from tensorweave.framework.op_defs import matmul  # noqa: F401
-from tensorweave.framework.op_defs import nn  # noqa: F401
-from tensorweave.framework.op_defs import reduction  # noqa: F401
+from tensorweave.framework.op_defs import (
+    array,  # noqa: F401
+    array_gather,  # noqa: F401
+    array_index,  # noqa: F401
+    array_join,  # noqa: F401
+    array_shape,  # noqa: F401
+    cwise_binary,  # noqa: F401
+    cwise_unary,  # noqa: F401
+    matmul,  # noqa: F401
+    nn,  # noqa: F401
+    reduction,  # noqa: F401
+)
