@@ -204,9 +204,7 @@ def parse_attr(spec: str) -> AttrDef:
             kind = "type"
             allowed = tuple(dtypes.as_dtype(_TYPE_ALIASES.get(s, s)) for s in items)
     default = NO_DEFAULT if default_text is None else _parse_default(default_text, kind)
-    return AttrDef(
-        name, kind, default, allowed, int(minimum) if minimum is not None else None
-    )
+    return AttrDef(name, kind, default, allowed, int(minimum) if minimum is not None else None)
 
 
 def _parse_default(text: str, kind: str) -> Any:

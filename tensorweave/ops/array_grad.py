@@ -12,9 +12,9 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.shape_inference import static_int
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops
-from tensorweave.framework.shape_inference import static_int
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 
 

@@ -9,11 +9,8 @@ import builtins
 from typing import Any
 
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
-
-register_op("NoOp")
 
 
 def no_op(name: str | None = None) -> Operation:

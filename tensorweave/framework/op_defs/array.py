@@ -1,4 +1,5 @@
 """Basic array op definitions: Identity, StopGradient, Placeholder, ...
+
 Follows TensorFlow's `core/ops/array_ops.cc` (op types, input/attr names and defaults).
 """
 

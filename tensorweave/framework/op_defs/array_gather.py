@@ -1,4 +1,5 @@
 """Gather-family op definitions: Gather, OneHot, Select, Where, Range, DynamicStitch, ...
+
 Follows TensorFlow's `core/ops/array_ops.cc` (op types, input/attr names and defaults).
 """
 

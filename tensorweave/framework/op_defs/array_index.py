@@ -1,4 +1,5 @@
 """Slicing op definitions: Slice, StridedSlice and its gradient helpers.
+
 Follows TensorFlow's `core/ops/array_ops.cc` (op types, input/attr names and defaults).
 """
 

@@ -1,4 +1,5 @@
 """Joining and splitting op definitions: Concat, Pack, Unpack, Split, Tile, Pad, ...
+
 Follows TensorFlow's `core/ops/array_ops.cc` (op types, input/attr names and defaults).
 """
 
