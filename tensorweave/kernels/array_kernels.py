@@ -505,6 +505,3 @@ def _unique(node: KernelNode) -> Any:
         return x[np.sort(first)], rank[inverse.reshape(-1)].astype(idx_type)
 
     return compute
-
-
-from tensorweave.kernels import array_kernels_index  # noqa: E402, F401  (registers them)

@@ -352,7 +352,3 @@ def _broadcast_gradient_args(node: KernelNode) -> Any:
         return np.array(r[0], dtype=npt), np.array(r[1], dtype=npt)
 
     return compute
-
-
-# NOTE: imported last so that they can use the helpers above.
-from tensorweave.kernels import matmul_kernels, reduction_kernels  # noqa: E402, F401  (registers kernels)

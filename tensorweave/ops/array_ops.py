@@ -138,6 +138,3 @@ __all__ = [
     "strided_slice",
     "where",
 ]
-
-# Registers the gradients; last, because `array_grad` uses the functions above.
-from tensorweave.ops import array_grad  # noqa: E402, F401  (registers gradients)

@@ -4,8 +4,8 @@ Follows TF 1.x `nn_ops` / `gen_nn_ops` (op types, input/attr names and defaults 
 TensorFlow's `nn_ops.cc`). Convolutions and pooling are declared in `nn_conv_ops`, the
 composite functions (`dropout`, `moments`, `sigmoid_cross_entropy_with_logits`, ...) in
 `nn_impl`, `embedding_lookup` in `embedding_ops`; `tensorweave.nn` re-exports them all.
-The gradient helper ops (`ReluGrad`, `BiasAddGrad`, ...) are declared here too; the
-gradients themselves are in `nn_grad`, imported at the bottom.
+The op definitions (with the gradient helper ops `ReluGrad`, `BiasAddGrad`, ...) are in
+`framework.op_defs.nn`, the gradients in `nn_grad`.
 """
 
 from __future__ import annotations
@@ -233,7 +233,3 @@ __all__ = [
     "softsign",
     "top_k",
 ]
-
-# The convolution/pooling ops, then the gradients, which use them all.
-from tensorweave.ops import nn_conv_ops  # noqa: E402, F401, I001
-from tensorweave.ops import nn_grad  # noqa: E402, F401, I001
