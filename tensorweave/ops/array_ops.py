@@ -14,6 +14,7 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.array_ops_gather import (
     boolean_mask,
@@ -76,8 +77,6 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
     """A tensor that is `input` unless fed (follows `tf.placeholder_with_default`)."""
-    from tensorweave.framework.tensor_conversion import convert_to_tensor
-
     value = convert_to_tensor(input)
     return apply_op(
         "PlaceholderWithDefault",

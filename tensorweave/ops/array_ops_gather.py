@@ -22,6 +22,8 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.array_ops_join import concat
 from tensorweave.ops.array_ops_shape import reshape, size, squeeze
+from tensorweave.ops.array_ops_shape import shape as shape_of
+from tensorweave.ops.cwise_unary_ops import cast
 
 # ------------------------------------------------------------------ Python wrappers
 
@@ -162,7 +164,6 @@ def boolean_mask(
         axis = 0 if axis is None else axis
         covered = shape_tensor[axis : axis + ndims_mask]
         covered.assert_is_compatible_with(shape_mask)
-        from tensorweave.ops.array_ops_shape import shape as shape_of
 
         full = shape_of(tensor)
         leading = covered.num_elements()
@@ -230,9 +231,7 @@ def range(  # noqa: A001  (TensorFlow's public name `tf.range`)
             if is_tensor_like(a):
                 t = convert_to_tensor(a)
                 if t.dtype.base_dtype is not dtype:
-                    from tensorweave.ops import math_ops
-
-                    t = math_ops.cast(t, dtype)
+                    t = cast(t, dtype)
                 converted.append(t)
             else:
                 converted.append(convert_to_tensor(a, dtype=dtype, name=arg_name))

@@ -24,6 +24,8 @@ from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops import constant_op
 from tensorweave.ops.array_ops_gather import boolean_mask
 from tensorweave.ops.array_ops_join import stack
+from tensorweave.ops.array_ops_shape import ones_like
+from tensorweave.ops.cwise_unary_ops import cast
 
 newaxis = None
 
@@ -75,8 +77,6 @@ def strided_slice(
     """
     del var
     if strides is None:
-        from tensorweave.ops.array_ops_shape import ones_like
-
         strides = ones_like(begin)
     return apply_op(
         "StridedSlice",
@@ -208,11 +208,8 @@ def _packed_spec(begin: list[Any], end: list[Any], strides: list[Any]) -> list[T
         return [empty, empty, empty]
     packed = [stack(begin), stack(end), stack(strides)]
     if any(p.dtype.base_dtype is dtypes.int64 for p in packed):
-        from tensorweave.ops import math_ops
-
         packed = [
-            p if p.dtype.base_dtype is dtypes.int64 else math_ops.cast(p, dtypes.int64)
-            for p in packed
+            p if p.dtype.base_dtype is dtypes.int64 else cast(p, dtypes.int64) for p in packed
         ]
     return packed
 

@@ -26,6 +26,7 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.framework.tensor_shape import Dimension
 from tensorweave.ops import constant_op
+from tensorweave.ops.cwise_unary_ops import cast
 
 # ------------------------------------------------------------------ Python wrappers
 
@@ -94,9 +95,7 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             if axis_t.shape.ndims not in (None, 0):
                 raise ValueError(f"Shape {axis_t.shape} must have rank 0")
-            from tensorweave.ops.array_ops import identity
-
-            return identity(values[0], name=scope)
+            return apply_op("Identity", input=values[0], name=scope)
     return apply_op("ConcatV2", values=list(values), axis=axis, name=name)
 
 
@@ -226,9 +225,7 @@ def _cast_tensors(values: Any, dtype: dtypes.DType) -> Any:
     out = []
     for v in values:
         if is_tensor_like(v) and v.dtype.base_dtype is not dtype:
-            from tensorweave.ops import math_ops
-
-            v = math_ops.cast(v, dtype)
+            v = cast(v, dtype)
         elif isinstance(v, list | tuple):
             v = _cast_tensors(v, dtype)
         out.append(v)

@@ -168,9 +168,8 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool
         if perm is None:
             r = a.shape.ndims
             if r is None:
-                from tensorweave.ops import array_ops_gather, array_ops_join
-
-                perm = array_ops_join.reverse_v2(array_ops_gather.range(0, rank(a), 1), [0])
+                ascending = apply_op("Range", start=0, limit=rank(a), delta=1)
+                perm = apply_op("ReverseV2", tensor=ascending, axis=[0])
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         return apply_op("Transpose", x=a, perm=perm, name=name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -265,8 +266,6 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Any:
     Raises:
       ValueError: if `scalar` is not 0-D.
     """
-    from tensorweave.framework.indexed_slices import IndexedSlices
-
     base = x.dtype.base_dtype
     scalar = convert_to_tensor(scalar, dtype=base, name="scalar")
     shape = scalar.shape

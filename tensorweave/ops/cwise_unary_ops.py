@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -144,8 +145,6 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     Raises:
       TypeError: if `dtype` is not a valid type.
     """
-    from tensorweave.framework.indexed_slices import IndexedSlices
-
     base = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, Tensor) and x.dtype is base:
         return x

@@ -34,6 +34,8 @@ from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.registry import Registry
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import array_ops, control_flow_ops
+from tensorweave.ops.constant_op import constant
 from tensorweave.ops.gradient_aggregation import (
     AGGREGATION_METHODS,
     AggregationMethod,
@@ -205,9 +207,6 @@ def _default_grad_ys(grad_ys: list[Any], ys: list[Tensor], colocate: bool) -> li
         its y.
       TypeError: for ys that are not numeric, or complex ys without a grad_y.
     """
-    from tensorweave.ops import array_ops
-    from tensorweave.ops.constant_op import constant
-
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     result: list[Any] = []
@@ -256,7 +255,6 @@ def _check_grad_y(i: int, y: Tensor, grad_y: Tensor) -> None:
 
 
 def _identity_slices(grad_y: IndexedSlices, i: int) -> IndexedSlices:
-    from tensorweave.ops import array_ops
 
     def ident(t: Any, suffix: str) -> Any:
         if not isinstance(t, Tensor):
@@ -344,7 +342,6 @@ class _Backprop:
         grad_fn = get_gradient_function(op)
         if grad_fn is None:
             return [None] * len(op.inputs)
-        from tensorweave.ops import array_ops
 
         for i, t in enumerate(op.outputs):
             # The ys do not depend on this output: its gradient is zero.
@@ -383,8 +380,6 @@ def _gate(graph: graph_mod.Graph, grads: list[Any]) -> list[Any]:
     current device scope and one `control_dependency` Identity per gradient, colocated with
     that gradient (so gating never moves a gradient to another task).
     """
-    from tensorweave.ops import array_ops, control_flow_ops
-
     deps: list[Operation] = []
     for g in grads:
         if isinstance(g, IndexedSlices):

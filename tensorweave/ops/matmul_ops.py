@@ -14,7 +14,8 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import constant_op, cwise_ops
+from tensorweave.framework.tensor_util import constant_value
+from tensorweave.ops import array_ops, constant_op, cwise_ops, reduction_ops
 
 
 def matmul(
@@ -104,8 +105,6 @@ def batch_matmul(
 def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[int]]:
     ra, rb = a.shape.ndims, b.shape.ndims
     if isinstance(axes, Tensor):
-        from tensorweave.framework.tensor_util import constant_value
-
         value = constant_value(axes)
         if value is None:
             raise ValueError("tensordot needs constant axes")
@@ -137,8 +136,6 @@ def _tensordot_reshape(t: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     The `axes` become the rows when `flipped`, else the columns; the free sizes are a list
     when static, else an int32 Tensor.
     """
-    from tensorweave.ops import array_ops, reduction_ops
-
     rank = t.shape.ndims
     free = [i for i in range(rank) if i not in axes]
     perm = axes + free if flipped else free + axes
@@ -182,8 +179,6 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     Raises:
       ValueError: for malformed `axes` or inputs of unknown rank.
     """
-    from tensorweave.ops import array_ops
-
     with graph_mod.name_scope(name, "Tensordot", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")

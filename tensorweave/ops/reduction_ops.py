@@ -21,7 +21,7 @@ from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops import constant_op, cwise_ops
+from tensorweave.ops import array_ops, constant_op, cwise_ops
 
 
 # -------------------------------------------------------------------- helpers
@@ -44,7 +44,6 @@ def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: Any
         out = apply_op(op_type, input=x, reduction_indices=axes, keep_dims=keepdims, name=name)
     else:
         # Unknown rank: reduce the flattened tensor (one Reshape instead of Rank + Range).
-        from tensorweave.ops import array_ops
 
         flat = array_ops.reshape(x, [-1])
         out = apply_op(op_type, input=flat, reduction_indices=0, keep_dims=False, name=name)
@@ -124,8 +123,6 @@ def reduce_logsumexp(
     Returns:
       The reduced tensor of the input's dtype.
     """
-    from tensorweave.ops import array_ops
-
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     with graph_mod.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
@@ -246,8 +243,6 @@ def add_n(inputs: Any, name: str | None = None) -> Tensor:
         if isinstance(values, IndexedSlices):
             values = convert_to_tensor(values)
         if name:
-            from tensorweave.ops import array_ops
-
             return array_ops.identity(values, name=name)
         return values
     return apply_op("AddN", inputs=inputs, name=name)
@@ -371,7 +366,6 @@ def reduced_shape(input_shape: Any, axes: Any) -> Any:
         for a in np.asarray(axes_v).reshape(-1).tolist():
             dims[a % rank] = 1
         return constant_op.constant(dims.astype(np.int32))
-    from tensorweave.ops import array_ops
 
     shape_t = cwise_ops.cast(convert_to_tensor(input_shape), dtypes.int32)
     axes_t = array_ops.reshape(cwise_ops.cast(convert_to_tensor(axes), dtypes.int32), [-1])
