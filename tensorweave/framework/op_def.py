@@ -21,9 +21,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import attr_value, dtypes
 from tensorweave.framework.registry import Registry
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.protos import op_def_pb2
 
 op_def_registry = Registry("op definitions")
 
@@ -95,9 +96,6 @@ class OpDef:
 
     def to_proto(self) -> Any:
         """This definition as an `OpDef` proto (for `MetaGraphDef.stripped_op_list`)."""
-        from tensorweave.framework import attr_value
-        from tensorweave.protos import op_def_pb2
-
         proto = op_def_pb2.OpDef(name=self.name, is_stateful=self.is_stateful)
         for args, field in ((self.inputs, proto.input_arg), (self.outputs, proto.output_arg)):
             for a in args:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from tensorweave.protos import tensor_shape_pb2
+
 
 class Dimension:
     """One dimension of a shape: an int >= 0, or unknown (`value is None`)."""
@@ -314,8 +316,6 @@ class TensorShape:
 
     def as_proto(self) -> Any:
         """This shape as a `TensorShapeProto` (-1 marks unknown dimensions)."""
-        from tensorweave.protos import tensor_shape_pb2
-
         proto = tensor_shape_pb2.TensorShapeProto()
         if self._dims is None:
             proto.unknown_rank = True
