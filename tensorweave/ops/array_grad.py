@@ -16,7 +16,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.shape_inference import static_int
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, math_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 def _dense(grad: Any) -> Any:

@@ -12,6 +12,9 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.ops import array_ops
+from tensorweave.ops.gradient_registry import no_gradient
+
+no_gradient("NoOp")
 
 
 def no_op(name: str | None = None) -> Operation:

@@ -21,7 +21,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.cwise_ops import cast
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 
 for _name in (
     "ConditionalAccumulator",

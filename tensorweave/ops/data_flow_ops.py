@@ -33,7 +33,7 @@ from tensorweave.ops.data_flow_accumulators import (
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 from tensorweave.ops.random_ops import get_seed
 
 for _name in (

@@ -1,8 +1,9 @@
 """The gradient registry and `tf.gradients` (reverse-mode differentiation over a Graph).
 
-Gradient functions are registered per op type with `@RegisterGradient("OpType")`; a
-function `grad_fn(op, *output_grads)` returns one gradient per op input (a Tensor, an
-`IndexedSlices`, or None). `no_gradient("OpType")` declares an op not differentiable.
+Gradient functions are registered per op type with `@RegisterGradient("OpType")` (in
+`gradient_registry`, re-exported here); a function `grad_fn(op, *output_grads)` returns one
+gradient per op input (a Tensor, an `IndexedSlices`, or None). `no_gradient("OpType")`
+declares an op not differentiable.
 
 `gradients()` follows TensorFlow 1.x's `gradients_util._GradientsHelper`: it visits the ops
 between `xs` and `ys` in reverse, each once all of its consumers have been visited, sums
@@ -25,14 +26,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.registry import Registry
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, control_flow_ops
 from tensorweave.ops.constant_op import constant
@@ -41,10 +41,16 @@ from tensorweave.ops.gradient_aggregation import (
     AggregationMethod,
     aggregate_gradients,
 )
+from tensorweave.ops.gradient_registry import (  # noqa: F401  (re-exported: tf.RegisterGradient, ...)
+    NoGradient,
+    NotDifferentiable,
+    RegisterGradient,
+    get_gradient_function,
+    gradient_registry,
+    no_gradient,
+)
 
 _LOG = logging.getLogger(__name__)
-
-gradient_registry = Registry("gradient functions")
 
 # Element types whose tensors carry gradients (TF's `IsTrainable`).
 _TRAINABLE = frozenset(
@@ -58,54 +64,6 @@ _TRAINABLE = frozenset(
         dtypes.variant,
     )
 )
-
-
-class RegisterGradient:
-    """Decorator registering the gradient function of an op type.
-
-    Follows `tf.RegisterGradient`.
-
-    Raises:
-      TypeError: if `op_type` is not a string.
-      KeyError: if the op type already has a gradient.
-    """
-
-    def __init__(self, op_type: str):
-        if not isinstance(op_type, str):
-            raise TypeError("op_type must be a string")
-        self._op_type = op_type
-
-    def __call__(self, f: Callable[..., Any]) -> Callable[..., Any]:
-        """Registers `f` and returns it unchanged."""
-        gradient_registry.register(f, self._op_type)
-        return f
-
-
-def no_gradient(op_type: str) -> None:
-    """Declares that `op_type` has no gradient: its inputs get None (`tf.no_gradient`).
-
-    Raises:
-      TypeError: if `op_type` is not a string.
-    """
-    if not isinstance(op_type, str):
-        raise TypeError("op_type must be a string")
-    gradient_registry.register(None, op_type)
-
-
-NoGradient = no_gradient
-NotDifferentiable = no_gradient
-
-
-def get_gradient_function(op: Any) -> Callable[..., Any] | None:
-    """The gradient function for `op` (honouring `gradient_override_map`).
-
-    Raises:
-      LookupError: if no gradient is registered for the op type, with TensorFlow's message.
-    """
-    op_type = op._attrs.get("_gradient_op_type") or op.type
-    if op_type not in gradient_registry:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op_type})")
-    return gradient_registry.lookup(op_type)
 
 
 # ------------------------------------------------------------------- small helpers

@@ -17,6 +17,12 @@ from typing import Any
 
 from tensorweave.framework import dtypes as dtypes_lib
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops.gradient_registry import gradient_registry, no_gradient
+
+for _op_type in ("MergeV2Checkpoints", "RestoreV2", "SaveV2", "ShardedFilename", "ShardedFilespec"):
+    no_gradient(_op_type)
+if "StringJoin" not in gradient_registry:  # unless a string-ops module declared it
+    no_gradient("StringJoin")
 
 
 def save_v2(

@@ -27,7 +27,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_n_to_tensor, convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import array_ops, control_flow_ops, math_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 @RegisterGradient("Print")

@@ -11,7 +11,7 @@ from typing import Any
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.ops import array_ops, cwise_ops, matmul_ops, reduction_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 from tensorweave.ops.math_grad_common import (
     broadcast_reducers,
     const,

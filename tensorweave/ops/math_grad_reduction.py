@@ -13,7 +13,7 @@ from tensorweave.framework import dtypes
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
-from tensorweave.ops.gradients_impl import RegisterGradient
+from tensorweave.ops.gradient_registry import RegisterGradient
 from tensorweave.ops.math_grad_common import (
     const,
     densify,

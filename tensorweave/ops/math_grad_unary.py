@@ -11,7 +11,7 @@ from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.ops import array_ops, cwise_ops
-from tensorweave.ops.gradients_impl import RegisterGradient
+from tensorweave.ops.gradient_registry import RegisterGradient
 from tensorweave.ops.math_grad_common import (
     const,
     densify,

@@ -26,7 +26,7 @@ from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, dimension_value
 from tensorweave.ops import math_ops
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1

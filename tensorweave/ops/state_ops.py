@@ -11,10 +11,20 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.ops.gradient_registry import no_gradient
 
-
-def _ref_shape(op: Any) -> list[TensorShape]:
-    return [op.inputs[0].shape]
+# As TensorFlow's `state_grad.py`: updates and variables are not differentiable.
+for _op_type in (
+    "Assign",
+    "AssignAdd",
+    "AssignSub",
+    "IsVariableInitialized",
+    "ScatterAdd",
+    "ScatterSub",
+    "ScatterUpdate",
+    "VariableV2",
+):
+    no_gradient(_op_type)
 
 
 def variable_op_v2(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 
 # Summaries are not differentiable (TensorFlow's `ops.NotDifferentiable` in logging_ops.py).
 for _op_type in ("ScalarSummary", "HistogramSummary", "TensorSummaryV2", "MergeSummary"):

@@ -17,7 +17,7 @@ from typing import Any
 
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.op_defs.training import APPLY_OP_TYPES
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 
 for _op_type in APPLY_OP_TYPES:
     no_gradient(_op_type)
