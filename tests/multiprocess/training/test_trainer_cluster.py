@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 
 import psutil
 import pytest
 from trainer_procs import TRAINER, final_model_accuracy
+
+from tensorweave.testing.threads import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -51,18 +52,20 @@ def _pids(proc) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for line in proc.lines if (m := _STARTED.search(line))}
 
 
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def _assert_gone(pids: dict[str, int]) -> None:
-    deadline = time.monotonic() + 10
-    alive = dict(pids)
-    while alive and time.monotonic() < deadline:
-        for name, pid in list(alive.items()):
-            try:
-                if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                    del alive[name]
-            except psutil.NoSuchProcess:
-                del alive[name]
-        time.sleep(0.05)
-    assert alive == {}
+    wait_until(
+        lambda: not any(_alive(pid) for pid in pids.values()),
+        timeout=10,
+        poll_s=0.05,
+        what=lambda: f"the processes to end: {[n for n, p in pids.items() if _alive(p)]}",
+    )
 
 
 def _assert_trained(proc, code: int, last_step: int) -> None:
