@@ -126,6 +126,11 @@ class TrainerProcess:
         """The global step at each `session ready` line so far."""
         return [int(m.group(2)) for line in self.lines if (m := _SESSION_LINE.search(line))]
 
+    def paused_workers(self, local_step: int) -> set[int]:
+        """The workers that printed their pause after `local_step` (`--pause_at_steps`)."""
+        return {int(m.group(1)) for line in self.lines
+                if (m := _PAUSED_LINE.search(line)) and int(m.group(2)) == local_step}  # fmt: skip
+
     def accuracies(self) -> dict[int, float]:
         """{worker index: test accuracy} from the `test accuracy` lines."""
         return {int(m.group(1)): float(m.group(2))
