@@ -14,14 +14,7 @@ import numpy as np
 from tensorweave.framework import tensor_util
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.strided_slice import validate_strided_slice
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-
-
-def shape_str(shape: TensorShape) -> str:
-    """TensorFlow's debug form of a static shape: `[2,?]`, or `?` for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+from tensorweave.framework.tensor_shape import TensorShape, shape_str, unknown_shape
 
 
 def op_error(op: Operation, message: str) -> ValueError:

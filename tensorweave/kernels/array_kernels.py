@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
 
 
@@ -49,11 +50,6 @@ def _identity(ctx: Any, x: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- helpers
-
-
-def shape_str(shape: Any) -> str:
-    """TensorFlow's debug form of a runtime shape, `[2,3]`."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 def invalid(message: str) -> errors.InvalidArgumentError:

@@ -45,13 +45,6 @@ def _as_op_error(e: Exception) -> errors.OpError:
     return errors.InternalError(None, None, f"{type(e).__name__}: {e}")
 
 
-def shape_str(shape: Any) -> str:
-    """TensorFlow's `TensorShape::DebugString`: `[2,3]`, `?` for unknown dims."""
-    if shape is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
-
-
 class Attempt:
     """One blocked request: how to try it, and how to report its end."""
 

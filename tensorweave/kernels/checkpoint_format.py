@@ -48,6 +48,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels import checkpoint_slices as slices
 
 FORMAT_NAME = "tensorweave-checkpoint"
@@ -80,11 +81,6 @@ def index_path(prefix: str) -> str:
 def data_path(prefix: str, shard: int, num_shards: int) -> str:
     """`<prefix>.data-<shard:05d>-of-<num_shards:05d>`."""
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
-
-
-def shape_str(shape: Sequence[int]) -> str:
-    """`[2,3]`, TensorFlow's `TensorShape::DebugString` spelling."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 # ------------------------------------------------------------------ file system

@@ -23,15 +23,12 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_kernel
 
 
 def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
-
-
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,14 +151,14 @@ def _lowest(dtype: Any) -> Any:
 def _check_rank4(name: str, x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim != 4:
-        raise _invalid(f"{name} must be 4-dimensional{_shape_str(x.shape)}")
+        raise _invalid(f"{name} must be 4-dimensional{shape_str(x.shape)}")
     return x
 
 
 def _sizes(name: str, sizes: Any) -> list[int]:
     sizes = np.asarray(sizes)
     if sizes.shape != (4,):
-        raise _invalid(f"{name} must be a 4-element vector, got shape {_shape_str(sizes.shape)}")
+        raise _invalid(f"{name} must be a 4-element vector, got shape {shape_str(sizes.shape)}")
     return [int(v) for v in sizes]
 
 
@@ -225,7 +222,7 @@ def _check_out_backprop(op: str, dy: np.ndarray, g: _Geometry, out_channels: int
     if dy.shape != expected:
         raise _invalid(
             f"{op}: Size of out_backprop doesn't match computed: actual = "
-            f"{_shape_str(dy.shape)}, computed = {_shape_str(expected)}"
+            f"{shape_str(dy.shape)}, computed = {shape_str(expected)}"
         )
 
 
@@ -303,7 +300,7 @@ def _window_max(x: np.ndarray, g: _Geometry, with_argmax: bool) -> tuple[np.ndar
 def _check_grad_shape(grad: np.ndarray, expected: tuple[int, ...]) -> None:
     if grad.shape != expected:
         raise _invalid(
-            f"Expected grad shape to be {_shape_str(expected)}, but got {_shape_str(grad.shape)}"
+            f"Expected grad shape to be {shape_str(expected)}, but got {shape_str(grad.shape)}"
         )
 
 
@@ -341,8 +338,8 @@ def _max_pool_grad_grad(node: KernelNode) -> Any:
         x, grad = _check_rank4("orig_input", x), _check_rank4("grad", grad)
         if grad.shape != x.shape:
             raise _invalid(
-                f"grad must have the shape of orig_input: {_shape_str(grad.shape)} vs. "
-                f"{_shape_str(x.shape)}"
+                f"grad must have the shape of orig_input: {shape_str(grad.shape)} vs. "
+                f"{shape_str(x.shape)}"
             )
         g = _pool_geometry(x.shape, config)
         argmax = _window_max(x, g, with_argmax=True)[1]

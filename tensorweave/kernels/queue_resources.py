@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.attempt_lines import (
     COMPLETE,
     NO_PROGRESS,
@@ -34,7 +35,6 @@ from tensorweave.kernels.attempt_lines import (
     AttemptLines,
     Done,
     _invalid,
-    shape_str,
 )
 
 _log = logging.getLogger("tensorweave.queues")

@@ -19,16 +19,13 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework.resource_mgr import Var
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
 
 Rule = Callable[..., tuple[Any, ...]]
 
 
 # ---------------------------------------------------------------------- validation
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
@@ -36,7 +33,7 @@ def _invalid(message: str) -> errors.InvalidArgumentError:
 def _check_scalars(names: tuple[str, ...], values: list[Any]) -> None:
     for name, value in zip(names, values):
         if value.ndim:
-            raise _invalid(f"{name} is not a scalar: {_shape_str(value.shape)}")
+            raise _invalid(f"{name} is not a scalar: {shape_str(value.shape)}")
 
 
 def _check_same_shape(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any) -> None:
@@ -45,12 +42,11 @@ def _check_same_shape(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any) 
         if old.shape != var.shape:
             raise _invalid(
                 f"var and {name} do not have the same shape"
-                f"{_shape_str(var.shape)} {_shape_str(old.shape)}"
+                f"{shape_str(var.shape)} {shape_str(old.shape)}"
             )
     if grad.shape != var.shape:
         raise _invalid(
-            "var and grad do not have the same shape"
-            f"{_shape_str(var.shape)} {_shape_str(grad.shape)}"
+            f"var and grad do not have the same shape{shape_str(var.shape)} {shape_str(grad.shape)}"
         )
 
 
@@ -60,7 +56,7 @@ def _check_sparse(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any, indi
         if old.shape != var.shape:
             raise _invalid(
                 f"var and {name} do not have the same shape"
-                f"{_shape_str(var.shape)} {_shape_str(old.shape)}"
+                f"{shape_str(var.shape)} {shape_str(old.shape)}"
             )
     if var.ndim < 1:
         raise _invalid("var must be at least 1 dimensional")
@@ -68,8 +64,8 @@ def _check_sparse(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any, indi
         raise _invalid("indices must be one-dimensional")
     if grad.ndim != var.ndim:
         raise _invalid(
-            f"var and grad do not have the same rank: {_shape_str(var.shape)} "
-            f"{_shape_str(grad.shape)}"
+            f"var and grad do not have the same rank: {shape_str(var.shape)} "
+            f"{shape_str(grad.shape)}"
         )
     for d in range(1, var.ndim):
         if var.shape[d] != grad.shape[d]:
@@ -321,13 +317,13 @@ def _centered_rms_prop_rule(node: KernelNode) -> Rule:
 def _apply_gradient_descent(ctx: Any, var: Var, alpha: Any, delta: Any) -> Var:
     # The hot path of SGD: one temporary, reused as the result.
     if alpha.ndim:
-        raise _invalid(f"alpha is not a scalar: {_shape_str(alpha.shape)}")
+        raise _invalid(f"alpha is not a scalar: {shape_str(alpha.shape)}")
 
     def fn(old: Any) -> Any:
         if old.shape != delta.shape:
             raise _invalid(
                 "var and delta do not have the same shape"
-                f"{_shape_str(old.shape)} {_shape_str(delta.shape)}"
+                f"{shape_str(old.shape)} {shape_str(delta.shape)}"
             )
         step = delta * alpha
         if type(step) is np.ndarray and step.dtype == old.dtype:
