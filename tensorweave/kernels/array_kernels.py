@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework.tensor_shape import shape_str
-from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
+from tensorweave.kernels.registry import KernelNode, invalid, register_compute, register_kernel
 
 
 @register_kernel("Const")
@@ -50,11 +50,6 @@ def _identity(ctx: Any, x: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- helpers
-
-
-def invalid(message: str) -> errors.InvalidArgumentError:
-    """An `InvalidArgumentError` with `message` (the executor names the node)."""
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def readonly(a: Any) -> Any:
