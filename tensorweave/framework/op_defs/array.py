@@ -5,15 +5,8 @@ Follows TensorFlow's `core/ops/array_ops.cc` (op types, input/attr names and def
 
 from __future__ import annotations
 
-from typing import Any
-
 from tensorweave.framework.op_def import register_op
-from tensorweave.framework.tensor_shape import TensorShape
-
-
-def _same_as_input(op: Any) -> list[TensorShape]:
-    return [op.inputs[0].shape]
-
+from tensorweave.framework.shape_inference import unchanged_shape
 
 register_op(
     "Placeholder",
@@ -33,12 +26,12 @@ register_op(
     inputs=["input: T"],
     outputs=["output: T"],
     attrs=["T: type"],
-    shape_fn=_same_as_input,
+    shape_fn=unchanged_shape,
 )
 register_op(
     "StopGradient",
     inputs=["input: T"],
     outputs=["output: T"],
     attrs=["T: type"],
-    shape_fn=_same_as_input,
+    shape_fn=unchanged_shape,
 )

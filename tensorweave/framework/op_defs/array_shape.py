@@ -14,6 +14,7 @@ from tensorweave.framework.shape_inference import (
     shape_str,
     static_shape_value,
     static_value,
+    unchanged_shape,
     with_rank,
 )
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
@@ -27,10 +28,6 @@ def _shape_shape(op: Operation) -> list[TensorShape]:
 
 def _scalar_shape(op: Operation) -> list[TensorShape]:
     return [TensorShape([])]
-
-
-def _same_shape(op: Operation) -> list[TensorShape]:
-    return [op.inputs[0].shape]
 
 
 register_op(
@@ -217,7 +214,9 @@ def _fill_shape(op: Operation) -> list[TensorShape]:
     return [static_shape_value(op.inputs[0])]
 
 
-register_op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"], shape_fn=_same_shape)
+register_op(
+    "ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T: type"], shape_fn=unchanged_shape
+)
 register_op(
     "OnesLike",
     inputs=["x: T"],
@@ -226,5 +225,5 @@ register_op(
         "T: {half, float, double, int8, uint8, int16, uint16, int32, int64, complex64, "
         "complex128, bool}"
     ],
-    shape_fn=_same_shape,
+    shape_fn=unchanged_shape,
 )

@@ -6,6 +6,7 @@ Follows TensorFlow's `core/ops/logging_ops.cc` (op types, input/attr names and d
 from __future__ import annotations
 
 from tensorweave.framework.op_def import register_op
+from tensorweave.framework.shape_inference import unchanged_shape
 
 register_op(
     "Print",
@@ -19,7 +20,7 @@ register_op(
         "summarize: int = 3",
     ],
     is_stateful=True,
-    shape_fn=lambda op: [op.inputs[0].shape],
+    shape_fn=unchanged_shape,
 )
 register_op(
     "Assert",

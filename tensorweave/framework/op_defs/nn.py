@@ -12,6 +12,7 @@ from tensorweave.framework.op_def import register_op
 from tensorweave.framework.shape_inference import (
     merge_shapes,
     op_error,
+    unchanged_shape,
     with_rank,
     with_rank_at_least,
 )
@@ -22,10 +23,6 @@ from tensorweave.framework.tensor_util import constant_value
 REAL = "half, float, double, int32, int64, uint8, int16, int8, uint16, uint32, uint64"
 FLOATS = "half, float, double"
 _NUMBER = f"{REAL}, complex64, complex128"
-
-
-def _same_as_first(op: Any) -> list[TensorShape]:
-    return [op.inputs[0].shape]
 
 
 def _merged_inputs(op: Any) -> list[TensorShape]:
@@ -109,7 +106,7 @@ def _activation(name: str, types: str, extra: tuple[str, ...] = ()) -> None:
         inputs=["features: T"],
         outputs=["activations: T"],
         attrs=[*extra, f"T: {{{types}}}"],
-        shape_fn=_same_as_first,
+        shape_fn=unchanged_shape,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework.op_def import register_op
+from tensorweave.framework.shape_inference import unchanged_shape
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.framework.tensor_util import constant_value, constant_value_as_shape
 
@@ -62,7 +63,7 @@ register_op(
     outputs=["output: T"],
     attrs=[*_SEED_ATTRS, "T: type"],
     is_stateful=True,
-    shape_fn=lambda op: [op.inputs[0].shape],
+    shape_fn=unchanged_shape,
 )
 register_op(
     "Multinomial",
