@@ -29,7 +29,9 @@ JSON line with its timing (`{"job": "worker", "task_index": 0, "steps_per_sec": 
 the rate excludes the first step, which registers the graphs). With `--log_every N` it
 prints `worker 0: local_step ... global_step ... loss ...` every N steps, and each time a
 (recovered) session is ready, `worker 0: session ready at global_step G`. A ps prints
-`ps 0: serving at grpc://...` once it serves.
+`ps 0: serving at grpc://...` once it serves. For tests, `--pause_at_steps 50,100
+--resume_dir D` pauses after those local steps (printing `worker 0: paused at local_step 50
+global_step G`) until the file `D/resume-50` exists (at most `--pause_timeout_secs`).
 
 The cluster comes from the seed's flags (`--ps_hosts --worker_hosts --job_name
 --task_index`) or, when `--job_name` is absent, from `TF_CONFIG`. One command starts a
@@ -280,8 +282,40 @@ class _Progress:
     end: float = 0.0
 
 
+@dataclasses.dataclass(frozen=True)
+class Pauses:
+    """Testing aid: after local steps `at`, wait (bounded) for a file `resume-N` in `dir`.
+
+    Lets a test act (kill a task, restart one) at a known point of training instead of
+    relying on how fast steps run. `--pause_at_steps 50,100 --resume_dir D`.
+    """
+
+    at: frozenset[int] = frozenset()
+    dir: str = ""
+    timeout_s: float = 60.0
+
+    def after_step(self, prefix: str, local_step: int, global_step: int) -> None:
+        """Prints `<prefix> paused at local_step L global_step G` and waits, if L is a pause."""
+        if local_step not in self.at:
+            return
+        print(f"{prefix} paused at local_step {local_step} global_step {global_step}",
+              flush=True)  # fmt: skip
+        resume = os.path.join(self.dir, f"resume-{local_step}")
+        deadline = time.monotonic() + self.timeout_s
+        while not os.path.exists(resume):
+            if time.monotonic() > deadline:
+                print(f"{prefix} no {resume} after {self.timeout_s} s; training on", flush=True)
+                return
+            time.sleep(0.01)
+
+
 def train_loop(
-    mon_sess: Any, replica: Replica, batches: Any, log_every: int, prefix: str
+    mon_sess: Any,
+    replica: Replica,
+    batches: Any,
+    log_every: int,
+    prefix: str,
+    pauses: Pauses = Pauses(),
 ) -> _Progress:
     """The seed's `while not mon_sess.should_stop(): mon_sess.run(train_op)`, fed batches.
 
@@ -301,6 +335,7 @@ def train_loop(
         if log_every and progress.local_steps % log_every == 0:
             print(f"{prefix} local_step {progress.local_steps} global_step {global_step} "
                   f"loss {loss:.4f}", flush=True)  # fmt: skip
+        pauses.after_step(prefix, progress.local_steps, progress.global_step)
     progress.end = time.perf_counter()
     return progress
 
@@ -344,7 +379,9 @@ def run_worker(server: Any, task: Task, flags: argparse.Namespace) -> dict[str, 
         ]
         started = time.perf_counter()
         with monitored_session(server, task, flags, hooks) as mon_sess:
-            progress = train_loop(mon_sess, replica, batches, flags.log_every, prefix)
+            progress = train_loop(
+                mon_sess, replica, batches, flags.log_every, prefix, pauses_from(flags)
+            )
         with tf.Session(server.target, config=session_config(task)) as sess:
             feeds = {replica.images: data.x_test, replica.labels: data.y_test}
             accuracy = float(sess.run(replica.accuracy, feeds))
@@ -366,6 +403,12 @@ def run_worker(server: Any, task: Task, flags: argparse.Namespace) -> dict[str, 
     print(f"{prefix} test accuracy {accuracy:.3f}", flush=True)
     print(json.dumps(record), flush=True)
     return record
+
+
+def pauses_from(flags: argparse.Namespace) -> Pauses:
+    """The `Pauses` of `--pause_at_steps`, `--resume_dir` and `--pause_timeout_secs`."""
+    steps = frozenset(int(s) for s in flags.pause_at_steps.split(",") if s.strip())
+    return Pauses(steps, flags.resume_dir, flags.pause_timeout_secs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -393,6 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--stop_grace_secs", type=float, default=2.0, help="sync thread grace at close (TF: 120)")
     add("--data_seed", type=int, default=0, help="split seed; shuffle seed: this + task index")
     add("--blas_threads", type=int, default=1, help="0: the BLAS default")
+    # Testing aid: pause after these local steps until `<resume_dir>/resume-<step>` exists.
+    add("--pause_at_steps", type=str, default="", help="comma-separated local steps")
+    add("--resume_dir", type=str, default=".", help="where the resume-<step> files appear")
+    add("--pause_timeout_secs", type=float, default=60.0, help="bound on each pause")
     return parser
 
 

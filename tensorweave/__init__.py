@@ -5,7 +5,8 @@ module lists its public names in `__all__`.
 """
 
 from tensorweave import errors
-from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
+from tensorweave import kernels as _kernels  # noqa: F401  (registers every kernel)
+from tensorweave import ops as _ops  # noqa: F401  (registers every op and gradient)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.dtypes import *  # noqa: F403
@@ -34,12 +35,6 @@ from tensorweave.framework.tensor_conversion import (
     register_tensor_conversion_function,
 )
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
-from tensorweave.ops import io_ops as _io_ops  # noqa: F401  (checkpoint ops on servers)
-from tensorweave.ops import resource_variable_ops as _resource_variable_ops  # noqa: F401
-from tensorweave.ops import sendrecv_ops as _sendrecv_ops  # noqa: F401
-from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
-from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401
-from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403

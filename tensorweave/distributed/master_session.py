@@ -25,7 +25,7 @@ from tensorweave.distributed.transfer_stats import STATS
 from tensorweave.distributed.transfer_stats import nbytes as _nbytes
 from tensorweave.distributed.worker import Worker
 from tensorweave.framework.cancellation import CancellationManager
-from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES, DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
 from tensorweave.runtime.graph_partition import partition
 from tensorweave.runtime.node_spec import NodeSpec
@@ -158,7 +158,7 @@ class MasterSession:
 
         return [
             device_attributes_pb2.DeviceAttributes(
-                name=n, device_type="CPU", memory_limit=268435456,
+                name=n, device_type="CPU", memory_limit=CPU_MEMORY_LIMIT_BYTES,
                 incarnation=self._incarnations[n])
             for n in self._devices
         ]

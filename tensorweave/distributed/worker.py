@@ -22,6 +22,7 @@ from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import shm
 from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext, rollback_undo_log
@@ -88,7 +89,7 @@ class Worker:
 
         self._check_serving()
         return [device_attributes_pb2.DeviceAttributes(
-            name=self.device_name, device_type="CPU", memory_limit=268435456,
+            name=self.device_name, device_type="CPU", memory_limit=CPU_MEMORY_LIMIT_BYTES,
             incarnation=self.incarnation,
         )]
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, tensor_util
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
+from tensorweave.protos import attr_value_pb2
 
 
 def to_attr_value(value: Any, kind: str) -> Any:
@@ -21,8 +22,6 @@ def to_attr_value(value: Any, kind: str) -> Any:
     Raises:
       TypeError: if `value` does not fit `kind`.
     """
-    from tensorweave.protos import attr_value_pb2
-
     proto = attr_value_pb2.AttrValue()
     if kind.startswith("list("):
         inner = kind[5:-1]

@@ -15,6 +15,9 @@ from typing import Any
 
 _LEGACY_DEVICE_TYPES = ("CPU", "GPU")
 
+# The `memory_limit` every CPU device reports in its DeviceAttributes (TF's CPU default).
+CPU_MEMORY_LIMIT_BYTES = 256 << 20
+
 
 def _as_str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)

@@ -13,11 +13,13 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, graph_export
+from tensorweave.framework import op_defs as _op_defs  # noqa: F401  (registers every op)
 from tensorweave.framework.graph_scopes import GraphScopes
 from tensorweave.framework.op_def import OpDef, op_def_registry
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.protos import versions_pb2
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -74,8 +76,6 @@ class Graph(GraphScopes):
     @property
     def graph_def_versions(self) -> Any:
         """A `VersionDef` (producer 27, as TF 1.15 writes)."""
-        from tensorweave.protos import versions_pb2
-
         return versions_pb2.VersionDef(producer=27)
 
     def get_operations(self) -> list[Operation]:
@@ -315,9 +315,9 @@ class Graph(GraphScopes):
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> Any:
         """This graph (or the ops added since `from_version`) as a `GraphDef` proto."""
-        from tensorweave.framework import graph_io
-
-        return graph_io.graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
+        return graph_export.graph_to_graph_def(
+            self, from_version=from_version, add_shapes=add_shapes
+        )
 
     # ------------------------------------------------------------- op creation
     def create_op(

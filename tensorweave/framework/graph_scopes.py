@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.operation import Operation, Tensor
 
 
@@ -21,8 +22,6 @@ class _DeviceEntry:
     __slots__ = ("spec", "function", "is_stop")
 
     def __init__(self, device: Any):
-        from tensorweave.framework.device_spec import DeviceSpec
-
         self.spec = None
         self.function = None
         self.is_stop = device is None
@@ -34,16 +33,12 @@ class _DeviceEntry:
 
     def apply(self, op: Operation) -> str:
         """The device `op` gets from this scope (the op's current fields win a merge)."""
-        from tensorweave.framework.device_spec import DeviceSpec
-
         if self.function is not None:
             return _device_string(self.function(op))
         return self.spec.make_merged_spec(DeviceSpec.from_string(op.device)).to_string()
 
 
 def _device_string(device: Any) -> str:
-    from tensorweave.framework.device_spec import DeviceSpec
-
     if device is None:
         return ""
     if isinstance(device, DeviceSpec):

@@ -21,13 +21,20 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import attr_value, dtypes
 from tensorweave.framework.registry import Registry
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.protos import op_def_pb2
 
 op_def_registry = Registry("op definitions")
 
 NO_DEFAULT = object()
+
+# TensorFlow's type sets for attr specs (bfloat16 and the quantized types are not supported).
+FLOATS = "half, float, double"
+COMPLEX = "complex64, complex128"
+REAL_NUMBER = f"{FLOATS}, int32, int64, uint8, int16, int8, uint16, uint32, uint64"
+NUMBER = f"{REAL_NUMBER}, {COMPLEX}"
 _TYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16"}
 
 
@@ -89,9 +96,6 @@ class OpDef:
 
     def to_proto(self) -> Any:
         """This definition as an `OpDef` proto (for `MetaGraphDef.stripped_op_list`)."""
-        from tensorweave.framework import attr_value
-        from tensorweave.protos import op_def_pb2
-
         proto = op_def_pb2.OpDef(name=self.name, is_stateful=self.is_stateful)
         for args, field in ((self.inputs, proto.input_arg), (self.outputs, proto.output_arg)):
             for a in args:
@@ -198,9 +202,7 @@ def parse_attr(spec: str) -> AttrDef:
             kind = "type"
             allowed = tuple(dtypes.as_dtype(_TYPE_ALIASES.get(s, s)) for s in items)
     default = NO_DEFAULT if default_text is None else _parse_default(default_text, kind)
-    return AttrDef(
-        name, kind, default, allowed, int(minimum) if minimum is not None else None
-    )
+    return AttrDef(name, kind, default, allowed, int(minimum) if minimum is not None else None)
 
 
 def _parse_default(text: str, kind: str) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tensorweave.framework import dtypes, session_stack
+from tensorweave.framework import dtypes, graph_export, session_stack
+from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.op_def import OpDef
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 
@@ -240,9 +241,7 @@ class Operation:
     @property
     def node_def(self) -> Any:
         """This op as a `NodeDef` proto."""
-        from tensorweave.framework import graph_io
-
-        return graph_io.node_def_of(self)
+        return graph_export.node_def_of(self)
 
     @property
     def _is_stateful(self) -> bool:
@@ -272,8 +271,6 @@ class Operation:
         self._attrs[name] = value
 
     def _set_device(self, device: Any) -> None:
-        from tensorweave.framework.device_spec import DeviceSpec
-
         if device is None:
             self._device = ""
         elif isinstance(device, DeviceSpec):

@@ -20,8 +20,13 @@ from tensorweave import errors
 Callback = Callable[[Any, Any], None]  # (values or None, error or None)
 
 
-def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_name: str,
-               frame_iter: tuple[int, int] = (0, 0)) -> str:
+def create_key(
+    src_device: str,
+    src_incarnation: int,
+    dst_device: str,
+    tensor_name: str,
+    frame_iter: tuple[int, int] = (0, 0),
+) -> str:
     """TensorFlow's rendezvous key string."""
     return "{};{:016x};{};{};{}:{}".format(
         src_device, src_incarnation & 0xFFFFFFFFFFFFFFFF, dst_device, tensor_name, *frame_iter
@@ -230,9 +235,12 @@ class RendezvousMgr:
         with self._lock:
             rdv = self._steps.pop(step_id, None)
         if rdv is not None:
-            rdv.abort(error or errors.AbortedError(
-                None, None, f"Step {step_id} cancelled. Cancelling rendezvous."
-            ))
+            rdv.abort(
+                error
+                or errors.AbortedError(
+                    None, None, f"Step {step_id} cancelled. Cancelling rendezvous."
+                )
+            )
 
     def abort_all(self, error: errors.OpError) -> None:
         """Aborts every step (server shutdown)."""

@@ -14,14 +14,7 @@ import numpy as np
 from tensorweave.framework import tensor_util
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.strided_slice import validate_strided_slice
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-
-
-def shape_str(shape: TensorShape) -> str:
-    """TensorFlow's debug form of a static shape: `[2,?]`, or `?` for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+from tensorweave.framework.tensor_shape import TensorShape, shape_str, unknown_shape
 
 
 def op_error(op: Operation, message: str) -> ValueError:
@@ -65,6 +58,52 @@ def merge_shapes(op: Operation, a: TensorShape, b: TensorShape, context: str = "
                 f"{b.as_list()[i]}. Shapes are {shape_str(a)} and {shape_str(b)}."
             )
         raise op_error(op, msg + context) from None
+
+
+def unchanged_shape(op: Operation) -> list[TensorShape]:
+    """Shape function of ops whose output has the shape of input 0."""
+    return [op.inputs[0].shape]
+
+
+def broadcast_shapes(op: Operation, sx: TensorShape, sy: TensorShape) -> TensorShape:
+    """The broadcast of two static shapes, as TensorFlow's `BroadcastBinaryOpShapeFn` infers it.
+
+    An unknown dimension paired with a known dimension > 1 is assumed to be that dimension.
+
+    Raises:
+      ValueError: for known dimensions that differ and are not 1.
+    """
+    if sx.ndims is None or sy.ndims is None:
+        return unknown_shape()
+    xs, ys = sx.as_list(), sy.as_list()
+    rank = max(len(xs), len(ys))
+    xs = [1] * (rank - len(xs)) + xs
+    ys = [1] * (rank - len(ys)) + ys
+    dims: list[int | None] = []
+    for dx, dy in zip(xs, ys):
+        if dx is None or dy is None:
+            if dx is not None and dx > 1:
+                dims.append(dx)
+            elif dy is not None and dy > 1:
+                dims.append(dy)
+            elif dx == 1:
+                dims.append(dy)
+            elif dy == 1:
+                dims.append(dx)
+            else:
+                dims.append(None)
+        elif dx == 1:
+            dims.append(dy)
+        elif dy == 1 or dx == dy:
+            dims.append(dx)
+        else:
+            raise op_error(op, f"Dimensions must be equal, but are {dx} and {dy}")
+    return TensorShape(dims)
+
+
+def broadcast_shape_fn(op: Operation) -> list[TensorShape]:
+    """Shape function of the broadcasting binary ops."""
+    return [broadcast_shapes(op, op.inputs[0].shape, op.inputs[1].shape)]
 
 
 def static_value(tensor: Any) -> np.ndarray | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from tensorweave.protos import tensor_shape_pb2
+
 
 class Dimension:
     """One dimension of a shape: an int >= 0, or unknown (`value is None`)."""
@@ -314,8 +316,6 @@ class TensorShape:
 
     def as_proto(self) -> Any:
         """This shape as a `TensorShapeProto` (-1 marks unknown dimensions)."""
-        from tensorweave.protos import tensor_shape_pb2
-
         proto = tensor_shape_pb2.TensorShapeProto()
         if self._dims is None:
             proto.unknown_rank = True
@@ -381,3 +381,19 @@ __all__ = [
     "scalar",
     "unknown_shape",
 ]
+
+
+def shape_str(shape: Any) -> str:
+    """TensorFlow's debug form of a shape: `[2,3]`, `?` for an unknown dimension.
+
+    Takes a `TensorShape` (of unknown rank: `?`, as TF's shape inference writes it), a
+    runtime shape (a sequence of ints; None or -1 dimensions are `?`), or None (`<unknown>`,
+    as TF's `PartialTensorShape::DebugString`).
+    """
+    if shape is None:
+        return "<unknown>"
+    if isinstance(shape, TensorShape):
+        if shape.ndims is None:
+            return "?"
+        shape = shape.as_list()
+    return "[" + ",".join("?" if d is None or d < 0 else str(int(d)) for d in shape) + "]"

@@ -11,6 +11,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.protos import tensor_pb2
 
 # dtype name -> (TensorProto repeated field for element values)
 _VAL_FIELDS = {
@@ -92,8 +93,6 @@ def make_tensor_proto(
       TypeError: for values incompatible with `dtype`.
       ValueError: if `values` has more elements than `shape` allows.
     """
-    from tensorweave.protos import tensor_pb2
-
     dt = dtypes.as_dtype(dtype) if dtype is not None else None
     arr = to_numpy(values, dt)
     dt = dt.base_dtype if dt is not None else dtypes.as_dtype(arr.dtype)

@@ -1,19 +1,23 @@
-"""NumPy kernels, one module per op family; importing this package registers them all."""
+"""NumPy kernels, one module per op family; importing this package registers them all.
 
-from tensorweave.kernels import (  # noqa: F401
-    array_kernels,
-    array_kernels_index,
-    control_flow_kernels,
-    data_flow_kernels,
-    io_kernels,
-    logging_kernels,
-    math_kernels,
-    nn_conv_kernels,
-    nn_kernels,
-    random_kernels,
-    sendrecv_kernels,
-    staleness_kernels,
-    state_kernels,
-    summary_kernels,
-    training_kernels,
-)
+Every module that registers kernels is imported here, one per line (sorted, so that parallel
+additions merge); no kernel module registers another as a side effect.
+"""
+
+import tensorweave.kernels.array_kernels  # noqa: F401
+import tensorweave.kernels.array_kernels_index  # noqa: F401
+import tensorweave.kernels.control_flow_kernels  # noqa: F401
+import tensorweave.kernels.data_flow_kernels  # noqa: F401
+import tensorweave.kernels.io_kernels  # noqa: F401
+import tensorweave.kernels.logging_kernels  # noqa: F401
+import tensorweave.kernels.math_kernels  # noqa: F401
+import tensorweave.kernels.matmul_kernels  # noqa: F401
+import tensorweave.kernels.nn_conv_kernels  # noqa: F401
+import tensorweave.kernels.nn_kernels  # noqa: F401
+import tensorweave.kernels.random_kernels  # noqa: F401
+import tensorweave.kernels.reduction_kernels  # noqa: F401
+import tensorweave.kernels.sendrecv_kernels  # noqa: F401
+import tensorweave.kernels.staleness_kernels  # noqa: F401
+import tensorweave.kernels.state_kernels  # noqa: F401
+import tensorweave.kernels.summary_kernels  # noqa: F401
+import tensorweave.kernels.training_kernels  # noqa: F401

@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.attempt_lines import (
     COMPLETE,
     NO_PROGRESS,
     Attempt,
     AttemptLines,
     Done,
-    shape_str,
 )
 
 _log = logging.getLogger("tensorweave.accumulators")

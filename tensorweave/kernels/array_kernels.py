@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.registry import KernelNode, invalid, register_compute, register_kernel
 
 
 @register_kernel("Const")
@@ -49,16 +50,6 @@ def _identity(ctx: Any, x: Any) -> Any:
 
 
 # ----------------------------------------------------------------------- helpers
-
-
-def shape_str(shape: Any) -> str:
-    """TensorFlow's debug form of a runtime shape, `[2,3]`."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def invalid(message: str) -> errors.InvalidArgumentError:
-    """An `InvalidArgumentError` with `message` (the executor names the node)."""
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def readonly(a: Any) -> Any:
@@ -505,6 +496,3 @@ def _unique(node: KernelNode) -> Any:
         return x[np.sort(first)], rank[inverse.reshape(-1)].astype(idx_type)
 
     return compute
-
-
-from tensorweave.kernels import array_kernels_index  # noqa: E402, F401  (registers them)

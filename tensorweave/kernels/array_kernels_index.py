@@ -12,8 +12,9 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework.strided_slice import validate_strided_slice
-from tensorweave.kernels.array_kernels import invalid, readonly, shape_str, zeros_of
-from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.array_kernels import readonly, zeros_of
+from tensorweave.kernels.registry import KernelNode, invalid, register_compute, register_kernel
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 

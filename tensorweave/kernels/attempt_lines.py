@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.kernels.registry import invalid
 
 # Results of one try of an attempt (TensorFlow's RunResult).
 NO_PROGRESS, PROGRESS, COMPLETE = 0, 1, 2
@@ -33,23 +34,12 @@ NO_PROGRESS, PROGRESS, COMPLETE = 0, 1, 2
 Done = Callable[..., None]
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _as_op_error(e: Exception) -> errors.OpError:
     if isinstance(e, errors.OpError):
         return e
     if isinstance(e, ValueError | TypeError | IndexError):
-        return _invalid(f"{type(e).__name__}: {e}")
+        return invalid(f"{type(e).__name__}: {e}")
     return errors.InternalError(None, None, f"{type(e).__name__}: {e}")
-
-
-def shape_str(shape: Any) -> str:
-    """TensorFlow's `TensorShape::DebugString`: `[2,3]`, `?` for unknown dims."""
-    if shape is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
 class Attempt:

@@ -25,6 +25,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels import checkpoint_legacy as legacy
 from tensorweave.kernels import checkpoint_slices as slices
 from tensorweave.kernels import tensor_bundle as bundle
@@ -38,11 +39,6 @@ def index_path(prefix: str) -> str:
 def data_path(prefix: str, shard: int, num_shards: int) -> str:
     """`<prefix>.data-<shard:05d>-of-<num_shards:05d>`."""
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
-
-
-def shape_str(shape: Sequence[int]) -> str:
-    """`[2,3]`, TensorFlow's `TensorShape::DebugString` spelling."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 # ------------------------------------------------------------------ file system

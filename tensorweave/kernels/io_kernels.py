@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels import checkpoint_format as fmt
 from tensorweave.kernels.registry import KernelNode, has_kernel, register_kernel
 
@@ -90,8 +91,8 @@ def _check_spec(name: str, spec: str, saved_shape: list[int]) -> tuple[slice, ..
             None,
             None,
             f"tensor_name = {name}; shape in shape_and_slice spec "
-            f"{fmt.shape_str(full)} does not match the shape stored in checkpoint: "
-            f"{fmt.shape_str(saved_shape)}",
+            f"{shape_str(full)} does not match the shape stored in checkpoint: "
+            f"{shape_str(saved_shape)}",
         )
     return index
 

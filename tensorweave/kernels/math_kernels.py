@@ -15,12 +15,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
-
-
-def shape_str(shape: Any) -> str:
-    """TensorFlow's `TensorShape::DebugString` form, `[2,3]`."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 def _incompatible(x: Any, y: Any, error: ValueError) -> Exception:
@@ -352,7 +348,3 @@ def _broadcast_gradient_args(node: KernelNode) -> Any:
         return np.array(r[0], dtype=npt), np.array(r[1], dtype=npt)
 
     return compute
-
-
-# NOTE: imported last so that they can use the helpers above.
-from tensorweave.kernels import matmul_kernels, reduction_kernels  # noqa: E402, F401  (registers kernels)

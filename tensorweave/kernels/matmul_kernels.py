@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.kernels.math_kernels import shape_str
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_kernel
 
 

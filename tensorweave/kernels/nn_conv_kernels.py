@@ -22,16 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tensorweave import errors
-from tensorweave.kernels.registry import KernelNode, register_kernel
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.registry import KernelNode, invalid, register_kernel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +67,7 @@ def _window(size: int, k: int, s: int, d: int, padding: str) -> tuple[int, int, 
         return out, needed // 2, needed - needed // 2
     out = int((size - k_eff + s) / s)  # C division, truncating toward zero, as TensorFlow
     if out < 0:
-        raise _invalid(
+        raise invalid(
             f"Computed output size would be negative: {out} [input_size: {size}, "
             f"effective_filter_size: {k_eff}, stride: {s}]"
         )
@@ -154,14 +146,14 @@ def _lowest(dtype: Any) -> Any:
 def _check_rank4(name: str, x: Any) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim != 4:
-        raise _invalid(f"{name} must be 4-dimensional{_shape_str(x.shape)}")
+        raise invalid(f"{name} must be 4-dimensional{shape_str(x.shape)}")
     return x
 
 
 def _sizes(name: str, sizes: Any) -> list[int]:
     sizes = np.asarray(sizes)
     if sizes.shape != (4,):
-        raise _invalid(f"{name} must be a 4-element vector, got shape {_shape_str(sizes.shape)}")
+        raise invalid(f"{name} must be a 4-element vector, got shape {shape_str(sizes.shape)}")
     return [int(v) for v in sizes]
 
 
@@ -170,24 +162,24 @@ def _conv_config(node: KernelNode) -> tuple[list[int], list[int], str]:
     strides = [int(s) for s in node.attrs["strides"]]
     dilations = [int(d) for d in node.attrs.get("dilations", [1, 1, 1, 1])]
     if node.attrs.get("data_format", "NHWC") != "NHWC":
-        raise _invalid("Generic conv implementation only supports NHWC tensor format for now.")
+        raise invalid("Generic conv implementation only supports NHWC tensor format for now.")
     if len(strides) != 4:
-        raise _invalid("Sliding window strides field must specify 4 dimensions")
+        raise invalid("Sliding window strides field must specify 4 dimensions")
     if len(dilations) != 4:
-        raise _invalid("Sliding window dilations field must specify 4 dimensions")
+        raise invalid("Sliding window dilations field must specify 4 dimensions")
     if strides[0] != 1 or strides[3] != 1:
-        raise _invalid(
+        raise invalid(
             "Current implementation does not yet support strides in the batch and depth dimensions."
         )
     if dilations[0] != 1 or dilations[3] != 1:
-        raise _invalid(
+        raise invalid(
             "Current implementation does not yet support dilations in the batch and depth "
             "dimensions."
         )
     if min(strides) < 1 or min(dilations) < 1:
-        raise _invalid("Strides and dilations must be positive")
+        raise invalid("Strides and dilations must be positive")
     if node.attrs.get("explicit_paddings"):
-        raise _invalid("explicit_paddings are not supported")
+        raise invalid("explicit_paddings are not supported")
     return strides, dilations, node.attrs["padding"]
 
 
@@ -195,17 +187,17 @@ def _pool_config(node: KernelNode, kind: str) -> tuple[list[int], list[int], str
     ksize = [int(k) for k in node.attrs["ksize"]]
     strides = [int(s) for s in node.attrs["strides"]]
     if node.attrs.get("data_format", "NHWC") != "NHWC":
-        raise _invalid(f"Default {kind}PoolingOp only supports NHWC on device type CPU")
+        raise invalid(f"Default {kind}PoolingOp only supports NHWC on device type CPU")
     if len(ksize) != 4:
-        raise _invalid("Sliding window ksize field must specify 4 dimensions")
+        raise invalid("Sliding window ksize field must specify 4 dimensions")
     if len(strides) != 4:
-        raise _invalid("Sliding window stride field must specify 4 dimensions")
+        raise invalid("Sliding window stride field must specify 4 dimensions")
     if ksize[0] != 1 or strides[0] != 1:
-        raise _invalid("Pooling is not yet supported on the batch dimension.")
+        raise invalid("Pooling is not yet supported on the batch dimension.")
     if ksize[3] != 1 or strides[3] != 1:
-        raise _invalid("Pooling is not yet supported on the depth dimension.")
+        raise invalid("Pooling is not yet supported on the depth dimension.")
     if min(ksize) < 1 or min(strides) < 1:
-        raise _invalid("Sliding window ksize and strides must be positive")
+        raise invalid("Sliding window ksize and strides must be positive")
     return ksize, strides, node.attrs["padding"]
 
 
@@ -213,7 +205,7 @@ def _pool_config(node: KernelNode, kind: str) -> tuple[list[int], list[int], str
 def _conv_geometry(x_shape: Any, f_shape: Any, config: Any) -> _Geometry:
     strides, dilations, padding = config
     if int(x_shape[3]) != int(f_shape[2]):
-        raise _invalid(
+        raise invalid(
             f"input depth must be evenly divisible by filter depth: {int(x_shape[3])} vs "
             f"{int(f_shape[2])}"
         )
@@ -223,9 +215,9 @@ def _conv_geometry(x_shape: Any, f_shape: Any, config: Any) -> _Geometry:
 def _check_out_backprop(op: str, dy: np.ndarray, g: _Geometry, out_channels: int) -> None:
     expected = (*g.out_shape, out_channels)
     if dy.shape != expected:
-        raise _invalid(
+        raise invalid(
             f"{op}: Size of out_backprop doesn't match computed: actual = "
-            f"{_shape_str(dy.shape)}, computed = {_shape_str(expected)}"
+            f"{shape_str(dy.shape)}, computed = {shape_str(expected)}"
         )
 
 
@@ -302,8 +294,8 @@ def _window_max(x: np.ndarray, g: _Geometry, with_argmax: bool) -> tuple[np.ndar
 
 def _check_grad_shape(grad: np.ndarray, expected: tuple[int, ...]) -> None:
     if grad.shape != expected:
-        raise _invalid(
-            f"Expected grad shape to be {_shape_str(expected)}, but got {_shape_str(grad.shape)}"
+        raise invalid(
+            f"Expected grad shape to be {shape_str(expected)}, but got {shape_str(grad.shape)}"
         )
 
 
@@ -340,9 +332,9 @@ def _max_pool_grad_grad(node: KernelNode) -> Any:
     def compute(ctx: Any, x: Any, y: Any, grad: Any) -> Any:
         x, grad = _check_rank4("orig_input", x), _check_rank4("grad", grad)
         if grad.shape != x.shape:
-            raise _invalid(
-                f"grad must have the shape of orig_input: {_shape_str(grad.shape)} vs. "
-                f"{_shape_str(x.shape)}"
+            raise invalid(
+                f"grad must have the shape of orig_input: {shape_str(grad.shape)} vs. "
+                f"{shape_str(x.shape)}"
             )
         g = _pool_geometry(x.shape, config)
         argmax = _window_max(x, g, with_argmax=True)[1]

@@ -15,23 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave import errors
-from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
-
-
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.registry import KernelNode, invalid, register_compute, register_kernel
 
 
 def _check_same_shape(a: Any, b: Any, what: str = "gradients and features") -> None:
     if a.shape != b.shape:
-        raise _invalid(
-            f"{what} must have the same shape: {_shape_str(np.shape(a))} vs. "
-            f"{_shape_str(np.shape(b))}"
+        raise invalid(
+            f"{what} must have the same shape: {shape_str(np.shape(a))} vs. "
+            f"{shape_str(np.shape(b))}"
         )
 
 
@@ -118,7 +110,7 @@ def _softsign_grad(ctx: Any, g: Any, x: Any) -> Any:
 # ---------------------------------------------------------------------- softmax
 def _check_rank_at_least_1(x: Any) -> None:
     if np.ndim(x) < 1:
-        raise _invalid(f"logits must have >= 1 dimension, got {_shape_str(np.shape(x))}")
+        raise invalid(f"logits must have >= 1 dimension, got {shape_str(np.shape(x))}")
 
 
 @register_compute("Softmax")
@@ -150,14 +142,14 @@ def _bias_add(node: KernelNode) -> Any:
 
     def compute(ctx: Any, value: Any, bias: Any) -> Any:
         if value.ndim < 2:
-            raise _invalid(f"Input tensor must be at least 2D: {_shape_str(value.shape)}")
+            raise invalid(f"Input tensor must be at least 2D: {shape_str(value.shape)}")
         if bias.ndim != 1:
-            raise _invalid(f"Biases must be 1D: {_shape_str(bias.shape)}")
+            raise invalid(f"Biases must be 1D: {shape_str(bias.shape)}")
         axis = _bias_axis(data_format, value.ndim)
         if value.shape[axis] != bias.shape[0]:
-            raise _invalid(
+            raise invalid(
                 "Must provide as many biases as the last dimension of the input tensor: "
-                f"{_shape_str(bias.shape)} vs. {_shape_str(value.shape)}"
+                f"{shape_str(bias.shape)} vs. {shape_str(value.shape)}"
             )
         if axis != value.ndim - 1:
             bias = bias.reshape((-1,) + (1,) * (value.ndim - axis - 1))
@@ -179,7 +171,7 @@ def _bias_add_grad(node: KernelNode) -> Any:
     def compute(ctx: Any, g: Any) -> Any:
         nonlocal last_ones
         if g.ndim < 2:
-            raise _invalid(f"Input tensor must be at least 2D: {_shape_str(g.shape)}")
+            raise invalid(f"Input tensor must be at least 2D: {shape_str(g.shape)}")
         axis = _bias_axis(data_format, g.ndim)
         if axis == g.ndim - 1 and blas:
             # A BLAS vector-matrix product sums the rows ~2x faster than add.reduce.
@@ -201,16 +193,16 @@ def _bias_add_grad(node: KernelNode) -> Any:
 def _softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     logits, labels = np.asarray(logits), np.asarray(labels)
     if logits.ndim != 2 or labels.ndim != 2:
-        raise _invalid(
-            f"logits and labels must be 2-D, got logits shape {_shape_str(logits.shape)} and "
-            f"labels shape {_shape_str(labels.shape)}"
+        raise invalid(
+            f"logits and labels must be 2-D, got logits shape {shape_str(logits.shape)} and "
+            f"labels shape {shape_str(labels.shape)}"
         )
     try:
         logits, labels = np.broadcast_arrays(logits, labels)
     except ValueError:
-        raise _invalid(
-            f"logits and labels must be broadcastable: logits_size={_shape_str(logits.shape)} "
-            f"labels_size={_shape_str(labels.shape)}"
+        raise invalid(
+            f"logits and labels must be broadcastable: logits_size={shape_str(logits.shape)} "
+            f"labels_size={shape_str(labels.shape)}"
         ) from None
     if logits.shape[1] == 0:
         n = logits.shape[0]
@@ -245,18 +237,18 @@ def _row_starts(n: int, c: int) -> np.ndarray:
 def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     logits, labels = np.asarray(logits), np.asarray(labels)
     if logits.ndim != 2:
-        raise _invalid(f"logits must be 2-D, but got shape {_shape_str(logits.shape)}")
+        raise invalid(f"logits must be 2-D, but got shape {shape_str(logits.shape)}")
     if labels.ndim != 1:
-        raise _invalid(f"labels must be 1-D, but got shape {_shape_str(labels.shape)}")
+        raise invalid(f"labels must be 1-D, but got shape {shape_str(labels.shape)}")
     n, c = logits.shape
     if labels.shape[0] != n:
-        raise _invalid(
+        raise invalid(
             "logits and labels must have the same first dimension, got logits shape "
-            f"{_shape_str(logits.shape)} and labels shape {_shape_str(labels.shape)}"
+            f"{shape_str(logits.shape)} and labels shape {shape_str(labels.shape)}"
         )
     if c == 0 and n:
-        raise _invalid(
-            f"Must have at least one class, but got logits shape {_shape_str(logits.shape)}"
+        raise invalid(
+            f"Must have at least one class, but got logits shape {shape_str(logits.shape)}"
         )
     if n == 0:
         return np.zeros(0, logits.dtype), np.zeros(logits.shape, logits.dtype)
@@ -264,7 +256,7 @@ def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     unsigned = labels.view(np.uint64 if labels.dtype.itemsize == 8 else np.uint32)
     if unsigned.max() >= c:
         bad = labels[(labels < 0) | (labels >= c)]
-        raise _invalid(
+        raise invalid(
             f"Received a label value of {int(bad[0])} which is outside the valid range "
             f"of [0, {c}).  Label values: {_label_values(labels)}"
         )
@@ -291,12 +283,12 @@ def _l2_loss(ctx: Any, t: Any) -> Any:
 def _in_top_k(ctx: Any, predictions: Any, targets: Any, k: Any) -> Any:
     predictions, targets = np.asarray(predictions), np.asarray(targets)
     if predictions.ndim != 2:
-        raise _invalid(f"predictions must be 2-dimensional, got {_shape_str(predictions.shape)}")
+        raise invalid(f"predictions must be 2-dimensional, got {shape_str(predictions.shape)}")
     if targets.ndim != 1:
-        raise _invalid(f"targets must be 1-dimensional, got {_shape_str(targets.shape)}")
+        raise invalid(f"targets must be 1-dimensional, got {shape_str(targets.shape)}")
     n, c = predictions.shape
     if targets.shape[0] != n:
-        raise _invalid(
+        raise invalid(
             f"First dimension of predictions {n} must match length of targets {targets.shape[0]}"
         )
     valid = (targets >= 0) & (targets < c)
@@ -311,12 +303,12 @@ def _top_k(ctx: Any, x: Any, k: Any) -> Any:
     x = np.asarray(x)
     k = int(k)
     if x.ndim < 1:
-        raise _invalid("input must be >= 1-D, got shape []")
+        raise invalid("input must be >= 1-D, got shape []")
     if k < 0:
-        raise _invalid(f"Need k >= 0, got {k}")
+        raise invalid(f"Need k >= 0, got {k}")
     n = x.shape[-1]
     if n < k:
-        raise _invalid(f"input must have at least k columns. Had {n}, needed {k}")
+        raise invalid(f"input must have at least k columns. Had {n}, needed {k}")
     # A stable ascending sort of the reversed row, read backwards: descending values, ties
     # by lower index first (TensorFlow's order), for every dtype including unsigned ones.
     order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.attempt_lines import (
     COMPLETE,
     NO_PROGRESS,
@@ -33,9 +34,8 @@ from tensorweave.kernels.attempt_lines import (
     Attempt,
     AttemptLines,
     Done,
-    _invalid,
-    shape_str,
 )
+from tensorweave.kernels.registry import invalid
 
 _log = logging.getLogger("tensorweave.queues")
 
@@ -95,24 +95,24 @@ class QueueResource(AttemptLines):
           InvalidArgumentError: TensorFlow's "Shared queue ..." messages.
         """
         if op_type not in self.op_types:
-            raise _invalid(
+            raise invalid(
                 f"Shared queue '{self.name}' has type '{self.op_types[-1]}' that "
                 f"does not match type of Node '{node_name}': {op_type}",
             )
         requested = UNBOUNDED if capacity < 0 else capacity
         if requested != self.capacity:
-            raise _invalid(
+            raise invalid(
                 f"Shared queue '{self.name}' has capacity {self.capacity} but "
                 f"requested capacity was {requested}",
             )
         if [np.dtype(d) for d in dtypes] != self.dtypes:
-            raise _invalid(
+            raise invalid(
                 f"Shared queue '{self.name}' has component types "
                 f"{_types_str(self.dtypes)} but requested component types were "
                 f"{_types_str(dtypes)}",
             )
         if [tuple(s) for s in shapes] != self.shapes:
-            raise _invalid(
+            raise invalid(
                 f"Shared queue '{self.name}' has component shapes "
                 f"{_shapes_str(self.shapes)} but requested component shapes were "
                 f"{_shapes_str(shapes)}",
@@ -126,7 +126,7 @@ class QueueResource(AttemptLines):
           InvalidArgumentError: for a wrong number of components or an incompatible dtype.
         """
         if len(values) != len(self.dtypes):
-            raise _invalid(
+            raise invalid(
                 f"Wrong number of components in tuple. Expected "
                 f"{len(self.dtypes)}, got {len(values)}",
             )
@@ -135,7 +135,7 @@ class QueueResource(AttemptLines):
             arr = np.asarray(v)
             if arr.dtype != dt:
                 if not np.can_cast(arr.dtype, dt, "same_kind"):
-                    raise _invalid(
+                    raise invalid(
                         f"Type mismatch in tuple component {i}. Expected "
                         f"{_types_str([dt])}, got {_types_str([arr.dtype])}",
                     )
@@ -148,14 +148,14 @@ class QueueResource(AttemptLines):
             for i, (v, shape) in enumerate(zip(values, self.shapes)):
                 want = shape if batch is None else (batch, *shape)
                 if np.shape(v) != want:
-                    raise _invalid(
+                    raise invalid(
                         f"Shape mismatch in tuple component {i}. Expected "
                         f"{shape_str(want)}, got {shape_str(np.shape(v))}",
                     )
         elif batch is not None:
             for i, v in enumerate(values[1:], 1):
                 if np.shape(v)[0] != batch:
-                    raise _invalid(
+                    raise invalid(
                         "All input tensors must have the same size in the 0th "
                         f"dimension. Component {i} has {np.shape(v)[0]}, and should have "
                         f"{batch}",
@@ -228,7 +228,7 @@ class QueueResource(AttemptLines):
         values = self._check_tuple(values)
         for i, v in enumerate(values):
             if np.ndim(v) < 1:
-                raise _invalid(
+                raise invalid(
                     f"Component {i} of an EnqueueMany must have rank >= 1, got "
                     f"shape {shape_str(np.shape(v))}",
                 )
@@ -291,7 +291,7 @@ class QueueResource(AttemptLines):
         if n < 0:
             raise errors.InvalidArgumentError(None, None, f"{op} requested {n} < 0 elements")
         if not self.shapes:
-            raise _invalid(
+            raise invalid(
                 f"{self.kind}'s DequeueMany and DequeueUpTo require the "
                 "components to have specified shapes.",
             )

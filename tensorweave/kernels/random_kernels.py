@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_kernel
 
 _TRUNCATE = 2.0
@@ -27,10 +28,6 @@ def _generator(node: KernelNode) -> np.random.Generator:
     if seed == 0 and seed2 == 0:
         return np.random.default_rng()
     return np.random.default_rng(np.random.SeedSequence([seed % 2**64, seed2 % 2**64]))
-
-
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _dims(shape: Any) -> tuple[int, ...]:
@@ -45,7 +42,7 @@ def _dims(shape: Any) -> tuple[int, ...]:
         raise errors.InvalidArgumentError(
             None,
             None,
-            f"shape must be a vector of {{int32,int64}}, got shape {_shape_str(arr.shape)}",
+            f"shape must be a vector of {{int32,int64}}, got shape {shape_str(arr.shape)}",
         )
     dims = tuple(int(d) for d in arr)
     for d in dims:
@@ -118,7 +115,7 @@ def _scalar(value: Any, what: str) -> Any:
     arr = np.asarray(value)
     if arr.ndim != 0:
         raise errors.InvalidArgumentError(
-            None, None, f"{what} must be 0-D, got shape {_shape_str(arr.shape)}"
+            None, None, f"{what} must be 0-D, got shape {shape_str(arr.shape)}"
         )
     return arr
 
@@ -175,7 +172,7 @@ def _multinomial(node: KernelNode) -> Any:
         logits = np.asarray(logits)
         if logits.ndim != 2:
             raise errors.InvalidArgumentError(
-                None, None, f"logits should be a matrix, got shape {_shape_str(logits.shape)}"
+                None, None, f"logits should be a matrix, got shape {shape_str(logits.shape)}"
             )
         n = int(_scalar(num_samples, "num_samples"))
         if n < 0:

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.kernels.math_kernels import shape_str, trunc_div
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.math_kernels import trunc_div
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
 
 

@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.registry import Registry
 
@@ -23,6 +24,11 @@ kernel_registry = Registry("kernels")
 
 Compute = Callable[..., Any]
 Builder = Callable[["KernelNode"], Any]
+
+
+def invalid(message: str) -> errors.InvalidArgumentError:
+    """The error a kernel raises for bad runtime values (the executor names the node)."""
+    return errors.InvalidArgumentError(None, None, message)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -27,13 +27,9 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.kernels.attempt_lines import COMPLETE, NO_PROGRESS, Attempt, AttemptLines
-from tensorweave.kernels.registry import AsyncKernel, KernelNode, register_kernel
+from tensorweave.kernels.registry import AsyncKernel, KernelNode, invalid, register_kernel
 
 _DEADLINE_LEAD_S = 0.02
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 class StepClockResource(AttemptLines):
@@ -56,7 +52,7 @@ class StepClockResource(AttemptLines):
     # ------------------------------------------------------------------ helpers
     def _check_worker(self, worker: int) -> int:
         if not 0 <= worker < self.num_workers:
-            raise _invalid(
+            raise invalid(
                 f"Worker {worker} is out of range for StepClock '{self.name}' with "
                 f"{self.num_workers} workers"
             )
@@ -119,7 +115,7 @@ class StepClockResource(AttemptLines):
         """
         self._check_worker(worker)
         if max_staleness < 0:
-            raise _invalid(f"max_staleness must be >= 0, got {max_staleness}")
+            raise invalid(f"max_staleness must be >= 0, got {max_staleness}")
 
         def run(attempt: Attempt) -> int:
             if self.retired[worker]:
@@ -234,14 +230,14 @@ class _TickRecord:
 # ------------------------------------------------------------------------ kernels
 def _clock(handle: Any) -> StepClockResource:
     if not isinstance(handle, StepClockResource):
-        raise _invalid(f"Expected a StepClock handle, got {handle!r}")
+        raise invalid(f"Expected a StepClock handle, got {handle!r}")
     return handle
 
 
 def _scalar(value: Any, what: str) -> int:
     arr = np.asarray(value)
     if arr.ndim != 0:
-        raise _invalid(f"Argument {what} must be scalar, but had bad shape {list(arr.shape)}")
+        raise invalid(f"Argument {what} must be scalar, but had bad shape {list(arr.shape)}")
     return int(arr)
 
 
@@ -259,9 +255,9 @@ def _step_clock(node: KernelNode) -> Any:
         generation = rm.generation
         clock = rm.lookup_or_create(container, name, lambda: StepClockResource(name, num_workers))
         if not isinstance(clock, StepClockResource):
-            raise _invalid(f"Resource {name} exists and is not a StepClock")
+            raise invalid(f"Resource {name} exists and is not a StepClock")
         if clock.num_workers != num_workers:
-            raise _invalid(
+            raise invalid(
                 f"Shared StepClock '{name}' has {clock.num_workers} workers but node "
                 f"{node.name} requested {num_workers}"
             )

@@ -12,6 +12,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework.resource_mgr import Var
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
 
 
@@ -38,10 +39,6 @@ def _variable(node: KernelNode) -> Any:
     return compute
 
 
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 def _declared_shape(var: Var) -> Any:
     if var.value is not None:
         return np.shape(var.value)
@@ -62,7 +59,7 @@ def _assign(node: KernelNode) -> Any:
                     None,
                     None,
                     "Assign requires shapes of both tensors to match. lhs shape= "
-                    f"{_shape_str(lhs)} rhs shape= {_shape_str(np.shape(value))}",
+                    f"{shape_str(lhs)} rhs shape= {shape_str(np.shape(value))}",
                 )
         ctx.assign(var, np.array(value, copy=True) if _is_writable(value) else value)
         return var
@@ -80,7 +77,7 @@ def _check_same(var: Var, old: Any, value: Any) -> None:
             None,
             None,
             f"Must have the same shape: variable {var.name} has shape "
-            f"{_shape_str(np.shape(old))}, update has {_shape_str(np.shape(value))}",
+            f"{shape_str(np.shape(old))}, update has {shape_str(np.shape(value))}",
         )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
+from tensorweave.framework.tensor_shape import shape_str
 from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
 from tensorweave.protos import summary_pb2, tensor_pb2
 
@@ -86,10 +87,6 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
-def _shape_str(shape: tuple[int, ...]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 @register_compute("ScalarSummary")
 def _scalar_summary(ctx: Any, tags: Any, values: Any) -> np.ndarray:
     tags = np.asarray(tags, dtype=object)
@@ -99,8 +96,8 @@ def _scalar_summary(ctx: Any, tags: Any, values: Any) -> np.ndarray:
         raise errors.InvalidArgumentError(
             None,
             None,
-            f"tags and values not the same shape: {_shape_str(tags.shape)} != "
-            f"{_shape_str(values.shape)}{single}",
+            f"tags and values not the same shape: {shape_str(tags.shape)} != "
+            f"{shape_str(values.shape)}{single}",
         )
     summary = summary_pb2.Summary()
     for tag, value in zip(tags.reshape(-1), values.reshape(-1)):

@@ -17,41 +17,33 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave import errors
+from tensorweave.framework.op_defs.training import APPLY_OP_TYPES
 from tensorweave.framework.resource_mgr import Var
-from tensorweave.kernels.registry import KernelNode, register_compute, register_kernel
+from tensorweave.framework.tensor_shape import shape_str
+from tensorweave.kernels.registry import KernelNode, invalid, register_compute, register_kernel
 from tensorweave.kernels.resource_variable_kernels import register_resource_variant_kernels
 
 Rule = Callable[..., tuple[Any, ...]]
 
 
 # ---------------------------------------------------------------------- validation
-def _shape_str(shape: Any) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _check_scalars(names: tuple[str, ...], values: list[Any]) -> None:
     for name, value in zip(names, values):
         if value.ndim:
-            raise _invalid(f"{name} is not a scalar: {_shape_str(value.shape)}")
+            raise invalid(f"{name} is not a scalar: {shape_str(value.shape)}")
 
 
 def _check_same_shape(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any) -> None:
     var = olds[0]
     for old, name in zip(olds[1:], names[1:]):
         if old.shape != var.shape:
-            raise _invalid(
+            raise invalid(
                 f"var and {name} do not have the same shape"
-                f"{_shape_str(var.shape)} {_shape_str(old.shape)}"
+                f"{shape_str(var.shape)} {shape_str(old.shape)}"
             )
     if grad.shape != var.shape:
-        raise _invalid(
-            "var and grad do not have the same shape"
-            f"{_shape_str(var.shape)} {_shape_str(grad.shape)}"
+        raise invalid(
+            f"var and grad do not have the same shape{shape_str(var.shape)} {shape_str(grad.shape)}"
         )
 
 
@@ -59,28 +51,28 @@ def _check_sparse(olds: tuple[Any, ...], names: tuple[str, ...], grad: Any, indi
     var = olds[0]
     for old, name in zip(olds[1:], names[1:]):
         if old.shape != var.shape:
-            raise _invalid(
+            raise invalid(
                 f"var and {name} do not have the same shape"
-                f"{_shape_str(var.shape)} {_shape_str(old.shape)}"
+                f"{shape_str(var.shape)} {shape_str(old.shape)}"
             )
     if var.ndim < 1:
-        raise _invalid("var must be at least 1 dimensional")
+        raise invalid("var must be at least 1 dimensional")
     if indices.ndim != 1:
-        raise _invalid("indices must be one-dimensional")
+        raise invalid("indices must be one-dimensional")
     if grad.ndim != var.ndim:
-        raise _invalid(
-            f"var and grad do not have the same rank: {_shape_str(var.shape)} "
-            f"{_shape_str(grad.shape)}"
+        raise invalid(
+            f"var and grad do not have the same rank: {shape_str(var.shape)} "
+            f"{shape_str(grad.shape)}"
         )
     for d in range(1, var.ndim):
         if var.shape[d] != grad.shape[d]:
-            raise _invalid(f"var and grad must match in dimension {d}")
+            raise invalid(f"var and grad must match in dimension {d}")
     if grad.shape[0] != indices.shape[0]:
-        raise _invalid("grad must be the same size as indices in the first dimension.")
+        raise invalid("grad must be the same size as indices in the first dimension.")
     bad = np.nonzero((indices < 0) | (indices >= var.shape[0]))[0]
     if bad.size:
         i = int(bad[0])
-        raise _invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
+        raise invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
 
 
 # ------------------------------------------------------------------------ updates
@@ -96,7 +88,7 @@ def _update_all(ctx: Any, refs: tuple[Var, ...], fn: Callable[..., Any]) -> None
     """
     n = len(refs)
     if len(set(refs)) != n:
-        raise _invalid("The variable and its slots must be distinct variables")
+        raise invalid("The variable and its slots must be distinct variables")
     olds: list[Any] = [None] * n
     news: list[Any] = []
 
@@ -322,13 +314,13 @@ def _centered_rms_prop_rule(node: KernelNode) -> Rule:
 def _apply_gradient_descent(ctx: Any, var: Var, alpha: Any, delta: Any) -> Var:
     # The hot path of SGD: one temporary, reused as the result.
     if alpha.ndim:
-        raise _invalid(f"alpha is not a scalar: {_shape_str(alpha.shape)}")
+        raise invalid(f"alpha is not a scalar: {shape_str(alpha.shape)}")
 
     def fn(old: Any) -> Any:
         if old.shape != delta.shape:
-            raise _invalid(
+            raise invalid(
                 "var and delta do not have the same shape"
-                f"{_shape_str(old.shape)} {_shape_str(delta.shape)}"
+                f"{shape_str(old.shape)} {shape_str(delta.shape)}"
             )
         step = delta * alpha
         if type(step) is np.ndarray and step.dtype == old.dtype:
@@ -364,10 +356,4 @@ register_kernel("SparseApplyCenteredRMSProp")(
     _kernel(_CENTERED, (*_RMS_SCALARS, "grad", "indices"), _centered_rms_prop_rule)
 )
 
-register_resource_variant_kernels(
-    (
-        "ApplyGradientDescent", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdagrad",
-        "SparseApplyAdagrad", "ApplyAdam", "ApplyRMSProp", "SparseApplyRMSProp",
-        "ApplyCenteredRMSProp", "SparseApplyCenteredRMSProp",
-    )
-)
+register_resource_variant_kernels(APPLY_OP_TYPES)

@@ -11,17 +11,12 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.shape_inference import static_int
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
-
-
-def _math() -> Any:
-    from tensorweave.ops import math_ops
-
-    return math_ops
+from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 def _dense(grad: Any) -> Any:
@@ -79,7 +74,7 @@ def _as_int32(t: Tensor) -> Any:
     value = static_int(t)
     if value is not None:
         return value
-    return _math().cast(t, dtypes.int32)
+    return math_ops.cast(t, dtypes.int32)
 
 
 @RegisterGradient("ConcatV2")
@@ -93,8 +88,6 @@ def _concat_grad(op: Operation, grad: Any) -> list[Any]:
 
 def array_ops_concat_offset(concat_dim: Any, shapes: list[Any], name: str | None = None):
     """`ConcatOffset`: the offset of each input of a concat along `concat_dim`."""
-    from tensorweave.framework.op_def_library import apply_op
-
     return apply_op("ConcatOffset", concat_dim=concat_dim, shape=list(shapes), name=name)[0]
 
 
@@ -127,7 +120,7 @@ def _tile_grad(op: Operation, grad: Any) -> list[Any]:
         array_ops.transpose(array_ops.stack([multiples, input_shape])), [-1]
     )
     axes = array_ops.range(0, array_ops.size(split_shape), 2)
-    input_grad = _math().reduce_sum(array_ops.reshape(_dense(grad), split_shape), axes)
+    input_grad = math_ops.reduce_sum(array_ops.reshape(_dense(grad), split_shape), axes)
     input_grad.set_shape(op.inputs[0].shape)
     return [input_grad, None]
 
@@ -136,7 +129,7 @@ def _tile_grad(op: Operation, grad: Any) -> list[Any]:
 def _slice_grad(op: Operation, grad: Any) -> list[Any]:
     x, begin = op.inputs[0], op.inputs[1]
     index_type = begin.dtype.base_dtype
-    m = _math()
+    m = math_ops
     pad_shape = array_ops.stack([array_ops.rank(x), 1])
     before = array_ops.reshape(begin, pad_shape)
     remaining = m.subtract(
@@ -160,7 +153,6 @@ def _masks(op: Operation) -> dict[str, int]:
 
 @RegisterGradient("StridedSlice")
 def _strided_slice_grad(op: Operation, grad: Any) -> list[Any]:
-    from tensorweave.framework.op_def_library import apply_op
 
     x, begin, end, strides = op.inputs
     shape = array_ops.shape(x, out_type=begin.dtype.base_dtype)
@@ -209,7 +201,7 @@ def _gather_v2_grad(op: Operation, grad: Any) -> list[Any]:
     inner_axes = array_ops.range(axis_dims, values_dims)[1:]
     perm = array_ops.concat([array_ops.expand_dims(axis_dims, 0), outer_axes, inner_axes], 0)
     values = array_ops.transpose(array_ops.reshape(_dense(grad), values_shape), perm)
-    summed = _math().unsorted_segment_sum(values, flat_indices, params_shape[axis])
+    summed = math_ops.unsorted_segment_sum(values, flat_indices, params_shape[axis])
     params_grad = array_ops.transpose(summed, array_ops.invert_permutation(perm))
     params_grad.set_shape(params.shape)
     return [params_grad, None, None]
@@ -251,7 +243,7 @@ def _reverse_v2_grad(op: Operation, grad: Any) -> list[Any]:
 
 @RegisterGradient("Fill")
 def _fill_grad(op: Operation, grad: Any) -> list[Any]:
-    return [None, _math().reduce_sum(_dense(grad))]
+    return [None, math_ops.reduce_sum(_dense(grad))]
 
 
 for _op_type in (

@@ -4,9 +4,8 @@ Follows TensorFlow 1.x `array_ops`. The ops live in sibling modules re-exported
 here: `array_ops_shape` (shapes, reshaping, fills), `array_ops_join`
 (stack/concat/split/tile/pad/reverse/unique and the auto-packing of lists of tensors),
 `array_ops_index` (slicing and `Tensor.__getitem__`) and `array_ops_gather` (gather,
-one_hot, where, range, dynamic_stitch, boolean_mask); `framework.shape_inference` holds the
-helpers of their shape functions. Their gradients are in `array_grad`, imported at the bottom
-of this module.
+one_hot, where, range, dynamic_stitch, boolean_mask). The op definitions are in
+`framework.op_defs.array*`, the gradients in `array_grad`.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.array_ops_gather import (
     boolean_mask,
@@ -60,39 +59,6 @@ from tensorweave.ops.array_ops_shape import (
 )
 
 
-def _same_as_input(op: Any) -> list[TensorShape]:
-    return [op.inputs[0].shape]
-
-
-register_op(
-    "Placeholder",
-    outputs=["output: dtype"],
-    attrs=["dtype: type", "shape: shape = unknown"],
-    shape_fn=lambda op: [op.get_attr("shape")],
-)
-register_op(
-    "PlaceholderWithDefault",
-    inputs=["input: dtype"],
-    outputs=["output: dtype"],
-    attrs=["dtype: type", "shape: shape"],
-    shape_fn=lambda op: [op.get_attr("shape")],
-)
-register_op(
-    "Identity",
-    inputs=["input: T"],
-    outputs=["output: T"],
-    attrs=["T: type"],
-    shape_fn=_same_as_input,
-)
-register_op(
-    "StopGradient",
-    inputs=["input: T"],
-    outputs=["output: T"],
-    attrs=["T: type"],
-    shape_fn=_same_as_input,
-)
-
-
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
     """A tensor that must be fed at run time (follows `tf.placeholder`).
 
@@ -111,8 +77,6 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002
     """A tensor that is `input` unless fed (follows `tf.placeholder_with_default`)."""
-    from tensorweave.framework.tensor_conversion import convert_to_tensor
-
     value = convert_to_tensor(input)
     return apply_op(
         "PlaceholderWithDefault",
@@ -173,6 +137,3 @@ __all__ = [
     "strided_slice",
     "where",
 ]
-
-# Registers the gradients; last, because `array_grad` uses the functions above.
-from tensorweave.ops import array_grad  # noqa: E402, F401  (registers gradients)

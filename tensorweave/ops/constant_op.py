@@ -8,16 +8,8 @@ import numpy as np
 
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_util import to_numpy
-
-register_op(
-    "Const",
-    outputs=["output: dtype"],
-    attrs=["value: tensor", "dtype: type"],
-    shape_fn=lambda op: [op.get_attr("value").shape],
-)
 
 
 def constant(

@@ -9,11 +9,12 @@ import builtins
 from typing import Any
 
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.ops import array_ops
+from tensorweave.ops.gradient_registry import no_gradient
 
-register_op("NoOp")
+no_gradient("NoOp")
 
 
 def no_op(name: str | None = None) -> Operation:
@@ -53,8 +54,6 @@ def group(*inputs: Any, name: str | None = None) -> Operation:
 
 def with_dependencies(dependencies: Any, output_tensor: Tensor, name: str | None = None):
     """`output_tensor`, passed through an Identity that runs after `dependencies`."""
-    from tensorweave.ops import array_ops
-
     g = graph_mod.get_default_graph()
     with graph_mod.name_scope(name, "control_dependency", [output_tensor]) as scope:
         # NOTE: colocated with the tensor, as TensorFlow does, so gating stays on its task.

@@ -1,7 +1,7 @@
 """Element-wise math ops: arithmetic, comparisons, logic, casts and unary functions.
 
 Follows TF 1.x `math_ops` / `gen_math_ops`. The ops are declared by concept in
-`cwise_common` (type sets, shape functions), `cwise_binary_ops` (arithmetic, comparisons,
+`cwise_common` (scope helpers), `cwise_binary_ops` (arithmetic, comparisons,
 logic, `BroadcastGradientArgs`) and `cwise_unary_ops` (math functions, casts, numerics
 checks); this module is their import point and re-exports their names. Everything public is
 re-exported again by `math_ops`.
@@ -18,17 +18,6 @@ from tensorweave.ops.cwise_binary_ops import (  # noqa: F401  (module API, see N
     _add_dispatch,
     add_v2,
     broadcast_gradient_args,
-)
-from tensorweave.ops.cwise_common import (  # noqa: F401  (module API, see NOTE)
-    COMPLEX,
-    FLOATS,
-    NUMBER,
-    REAL_NUMBER,
-    broadcast_shape_fn,
-    broadcast_shapes,
-    format_shape,
-    shape_error,
-    unchanged_shape,
 )
 from tensorweave.ops.cwise_unary_ops import *  # noqa: F403  (re-exports the public names)
 from tensorweave.ops.cwise_unary_ops import neg  # noqa: F401  (module API, see NOTE)

@@ -25,7 +25,6 @@ from typing import Any
 from tensorweave.framework import dtypes as dtypes_mod
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import tensor_util
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, as_shape, unknown_shape
@@ -34,73 +33,8 @@ from tensorweave.ops.data_flow_accumulators import (
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
-from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.gradient_registry import no_gradient
 from tensorweave.ops.random_ops import get_seed
-
-
-def _scalar(op: Any) -> list[TensorShape]:
-    return [TensorShape([])]
-
-
-def _unknown_components(op: Any) -> list[TensorShape]:
-    return [unknown_shape() for _ in op.outputs]
-
-
-_QUEUE_ATTRS = [
-    "component_types: list(type) >= 1",
-    "shapes: list(shape) >= 0 = []",
-    "capacity: int = -1",
-]
-_CONTAINER_ATTRS = ["container: string = ''", "shared_name: string = ''"]
-
-register_op(
-    "FIFOQueueV2",
-    outputs=["handle: resource"],
-    attrs=_QUEUE_ATTRS + _CONTAINER_ATTRS,
-    is_stateful=True,
-    shape_fn=_scalar,
-)
-register_op(
-    "RandomShuffleQueueV2",
-    outputs=["handle: resource"],
-    attrs=_QUEUE_ATTRS
-    + ["min_after_dequeue: int = 0", "seed: int = 0", "seed2: int = 0"]
-    + _CONTAINER_ATTRS,
-    is_stateful=True,
-    shape_fn=_scalar,
-)
-for _name in ("QueueEnqueueV2", "QueueEnqueueManyV2"):
-    register_op(
-        _name,
-        inputs=["handle: resource", "components: Tcomponents"],
-        attrs=["Tcomponents: list(type) >= 1", "timeout_ms: int = -1"],
-        shape_fn=lambda op: [],
-    )
-register_op(
-    "QueueDequeueV2",
-    inputs=["handle: resource"],
-    outputs=["components: component_types"],
-    attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"],
-    shape_fn=_unknown_components,
-)
-for _name in ("QueueDequeueManyV2", "QueueDequeueUpToV2"):
-    register_op(
-        _name,
-        inputs=["handle: resource", "n: int32"],
-        outputs=["components: component_types"],
-        attrs=["component_types: list(type) >= 1", "timeout_ms: int = -1"],
-        shape_fn=_unknown_components,
-    )
-register_op(
-    "QueueCloseV2",
-    inputs=["handle: resource"],
-    attrs=["cancel_pending_enqueues: bool = false"],
-    shape_fn=lambda op: [],
-)
-register_op(
-    "QueueIsClosedV2", inputs=["handle: resource"], outputs=["is_closed: bool"], shape_fn=_scalar
-)
-register_op("QueueSizeV2", inputs=["handle: resource"], outputs=["size: int32"], shape_fn=_scalar)
 
 for _name in (
     "FIFOQueueV2",

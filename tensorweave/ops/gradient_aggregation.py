@@ -20,6 +20,7 @@ from tensorweave.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
 )
+from tensorweave.ops import array_ops, math_ops
 
 # NOTE: the logger keeps the name of `gradients_impl`, where these functions were first written.
 _LOG = logging.getLogger("tensorweave.ops.gradients_impl")
@@ -60,8 +61,6 @@ def _indexed_slices_to_tensor(
     Raises:
       ValueError: if `dtype` differs from the slices' dtype, or `dense_shape` is None.
     """
-    from tensorweave.ops import array_ops, math_ops
-
     del as_ref  # A densified IndexedSlices is never a reference.
     if dtype is not None and not dtype.is_compatible_with(value.dtype):
         raise ValueError(
@@ -137,8 +136,6 @@ def aggregate_gradients(grad_list: list[Any], op: Operation, method: int) -> Any
 
 def _multi_device_add_n(tensors: list[Tensor]) -> Tensor:
     """Sums per device first, colocated with the first term, then across devices."""
-    from tensorweave.ops import math_ops
-
     by_device: dict[str, list[Tensor]] = collections.defaultdict(list)
     for t in tensors:
         by_device[t.device or ""].append(t)
@@ -152,7 +149,6 @@ def _multi_device_add_n(tensors: list[Tensor]) -> Tensor:
 
 
 def _tree_sum(tensors: list[Tensor], op: Operation) -> Tensor:
-    from tensorweave.ops import math_ops
 
     with op.graph.name_scope(op.name + "_gradient_sum"):
         total = tensors[0]
@@ -163,8 +159,6 @@ def _tree_sum(tensors: list[Tensor], op: Operation) -> Tensor:
 
 def _flatten_nested_slices(grad: IndexedSlices) -> IndexedSlices:
     """Turns IndexedSlices whose values are IndexedSlices into plain IndexedSlices."""
-    from tensorweave.ops import array_ops
-
     if not isinstance(grad.values, IndexedSlices):
         return grad
     inner = _flatten_nested_slices(grad.values)
@@ -178,8 +172,6 @@ def _aggregate_indexed_slices(grads: list[IndexedSlices]) -> IndexedSlices:
 
     Indices are cast to int64 when their types differ.
     """
-    from tensorweave.ops import array_ops, math_ops
-
     grads = [_flatten_nested_slices(g) for g in grads]
     indices = [g.indices for g in grads]
     if len({t.dtype.base_dtype for t in indices}) > 1:

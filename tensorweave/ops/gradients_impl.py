@@ -1,8 +1,9 @@
 """The gradient registry and `tf.gradients` (reverse-mode differentiation over a Graph).
 
-Gradient functions are registered per op type with `@RegisterGradient("OpType")`; a
-function `grad_fn(op, *output_grads)` returns one gradient per op input (a Tensor, an
-`IndexedSlices`, or None). `no_gradient("OpType")` declares an op not differentiable.
+Gradient functions are registered per op type with `@RegisterGradient("OpType")` (in
+`gradient_registry`, re-exported here); a function `grad_fn(op, *output_grads)` returns one
+gradient per op input (a Tensor, an `IndexedSlices`, or None). `no_gradient("OpType")`
+declares an op not differentiable.
 
 `gradients()` follows TensorFlow 1.x's `gradients_util._GradientsHelper`: it visits the ops
 between `xs` and `ys` in reverse, each once all of its consumers have been visited, sums
@@ -25,24 +26,31 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.registry import Registry
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import array_ops, control_flow_ops
+from tensorweave.ops.constant_op import constant
 from tensorweave.ops.gradient_aggregation import (
     AGGREGATION_METHODS,
     AggregationMethod,
     aggregate_gradients,
 )
+from tensorweave.ops.gradient_registry import (  # noqa: F401  (re-exported: tf.RegisterGradient, ...)
+    NoGradient,
+    NotDifferentiable,
+    RegisterGradient,
+    get_gradient_function,
+    gradient_registry,
+    no_gradient,
+)
 
 _LOG = logging.getLogger(__name__)
-
-gradient_registry = Registry("gradient functions")
 
 # Element types whose tensors carry gradients (TF's `IsTrainable`).
 _TRAINABLE = frozenset(
@@ -56,54 +64,6 @@ _TRAINABLE = frozenset(
         dtypes.variant,
     )
 )
-
-
-class RegisterGradient:
-    """Decorator registering the gradient function of an op type.
-
-    Follows `tf.RegisterGradient`.
-
-    Raises:
-      TypeError: if `op_type` is not a string.
-      KeyError: if the op type already has a gradient.
-    """
-
-    def __init__(self, op_type: str):
-        if not isinstance(op_type, str):
-            raise TypeError("op_type must be a string")
-        self._op_type = op_type
-
-    def __call__(self, f: Callable[..., Any]) -> Callable[..., Any]:
-        """Registers `f` and returns it unchanged."""
-        gradient_registry.register(f, self._op_type)
-        return f
-
-
-def no_gradient(op_type: str) -> None:
-    """Declares that `op_type` has no gradient: its inputs get None (`tf.no_gradient`).
-
-    Raises:
-      TypeError: if `op_type` is not a string.
-    """
-    if not isinstance(op_type, str):
-        raise TypeError("op_type must be a string")
-    gradient_registry.register(None, op_type)
-
-
-NoGradient = no_gradient
-NotDifferentiable = no_gradient
-
-
-def get_gradient_function(op: Any) -> Callable[..., Any] | None:
-    """The gradient function for `op` (honouring `gradient_override_map`).
-
-    Raises:
-      LookupError: if no gradient is registered for the op type, with TensorFlow's message.
-    """
-    op_type = op._attrs.get("_gradient_op_type") or op.type
-    if op_type not in gradient_registry:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op_type})")
-    return gradient_registry.lookup(op_type)
 
 
 # ------------------------------------------------------------------- small helpers
@@ -205,9 +165,6 @@ def _default_grad_ys(grad_ys: list[Any], ys: list[Tensor], colocate: bool) -> li
         its y.
       TypeError: for ys that are not numeric, or complex ys without a grad_y.
     """
-    from tensorweave.ops import array_ops
-    from tensorweave.ops.constant_op import constant
-
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     result: list[Any] = []
@@ -256,7 +213,6 @@ def _check_grad_y(i: int, y: Tensor, grad_y: Tensor) -> None:
 
 
 def _identity_slices(grad_y: IndexedSlices, i: int) -> IndexedSlices:
-    from tensorweave.ops import array_ops
 
     def ident(t: Any, suffix: str) -> Any:
         if not isinstance(t, Tensor):
@@ -344,7 +300,6 @@ class _Backprop:
         grad_fn = get_gradient_function(op)
         if grad_fn is None:
             return [None] * len(op.inputs)
-        from tensorweave.ops import array_ops
 
         for i, t in enumerate(op.outputs):
             # The ys do not depend on this output: its gradient is zero.
@@ -383,8 +338,6 @@ def _gate(graph: graph_mod.Graph, grads: list[Any]) -> list[Any]:
     current device scope and one `control_dependency` Identity per gradient, colocated with
     that gradient (so gating never moves a gradient to another task).
     """
-    from tensorweave.ops import array_ops, control_flow_ops
-
     deps: list[Operation] = []
     for g in grads:
         if isinstance(g, IndexedSlices):

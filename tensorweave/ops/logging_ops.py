@@ -22,35 +22,12 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_n_to_tensor, convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops import array_ops, control_flow_ops, math_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
-
-register_op(
-    "Print",
-    inputs=["input: T", "data: U"],
-    outputs=["output: T"],
-    attrs=[
-        "T: type",
-        "U: list(type)",
-        "message: string = ''",
-        "first_n: int = -1",
-        "summarize: int = 3",
-    ],
-    is_stateful=True,
-    shape_fn=lambda op: [op.inputs[0].shape],
-)
-register_op(
-    "Assert",
-    inputs=["condition: bool", "data: T"],
-    attrs=["T: list(type)", "summarize: int = 3"],
-    is_stateful=True,
-    shape_fn=lambda op: [],
-)
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 @RegisterGradient("Print")

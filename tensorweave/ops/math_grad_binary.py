@@ -10,13 +10,12 @@ from typing import Any
 
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
-from tensorweave.ops import cwise_ops, matmul_ops, reduction_ops
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops import array_ops, cwise_ops, matmul_ops, reduction_ops
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 from tensorweave.ops.math_grad_common import (
     broadcast_reducers,
     const,
     densify,
-    lazy_array_ops,
     shape_tuple,
     static_reduction_indices,
     sum_to_static,
@@ -93,7 +92,6 @@ RegisterGradient("TruncateMod")(_mod_grad_with(cwise_ops.truncatediv))
 @RegisterGradient("Pow")
 def _pow_grad(op: Any, grad: Any) -> tuple[Any, Any]:
     """`grad * y * x^(y-1)` and `grad * z * log(x)` (0 where x <= 0, avoiding log(0))."""
-    array_ops = lazy_array_ops()
     grad = densify(grad)
     x, y = op.inputs
     to_x, to_y = broadcast_reducers(x, y)
@@ -114,7 +112,6 @@ def _pow_grad(op: Any, grad: Any) -> tuple[Any, Any]:
 
 
 def _maximum_minimum_grad(op: Any, grad: Any, selector: Any) -> tuple[Any, Any]:
-    array_ops = lazy_array_ops()
     grad = densify(grad)
     x, y = op.inputs
     to_x, to_y = broadcast_reducers(x, y)
@@ -228,7 +225,6 @@ def _batch_matmul_v2_grad(op: Any, grad: Any) -> tuple[Tensor, Tensor]:
             n = max(len(xs), len(ys))
             rx, ry = static
             return sum_to_static(grad_x, x, xs, rx, n), sum_to_static(grad_y, y, ys, ry, n)
-    array_ops = lazy_array_ops()
     sx, sy = array_ops.shape(x), array_ops.shape(y)
     rx_t, ry_t = cwise_ops.broadcast_gradient_args(sx[:-2], sy[:-2])
     return (

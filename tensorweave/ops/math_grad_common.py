@@ -12,18 +12,7 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import constant_op, cwise_ops, reduction_ops
-
-
-def lazy_array_ops() -> Any:
-    """The `array_ops` module, imported when a gradient is built.
-
-    `array_ops` is extended by another module and imports the gradient modules itself, so
-    it is resolved at gradient-build time rather than at import time.
-    """
-    from tensorweave.ops import array_ops
-
-    return array_ops
+from tensorweave.ops import array_ops, constant_op, cwise_ops, reduction_ops
 
 
 def densify(grad: Any) -> Any:
@@ -97,8 +86,8 @@ def sum_to_static(
     lead = out_rank - len(xs)
     if all(a < lead for a in r):
         return s
-    target: Any = list(xs) if None not in xs else lazy_array_ops().shape(x)
-    return lazy_array_ops().reshape(s, target)
+    target: Any = list(xs) if None not in xs else array_ops.shape(x)
+    return array_ops.reshape(s, target)
 
 
 def broadcast_reducers(x: Tensor, y: Tensor) -> tuple[Any, Any]:
@@ -112,7 +101,6 @@ def broadcast_reducers(x: Tensor, y: Tensor) -> tuple[Any, Any]:
             lambda g: sum_to_static(g, x, xs, rx, n),
             lambda g: sum_to_static(g, y, ys, ry, n),
         )
-    array_ops = lazy_array_ops()
     sx, sy = array_ops.shape(x), array_ops.shape(y)
     rx_t, ry_t = cwise_ops.broadcast_gradient_args(sx, sy)
     return (

@@ -12,12 +12,11 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops import cwise_ops, reduction_ops
-from tensorweave.ops.gradients_impl import RegisterGradient
+from tensorweave.ops import array_ops, cwise_ops, reduction_ops
+from tensorweave.ops.gradient_registry import RegisterGradient
 from tensorweave.ops.math_grad_common import (
     const,
     densify,
-    lazy_array_ops,
     shape_tuple,
 )
 
@@ -35,7 +34,6 @@ def _reduction_layout(x: Tensor, axes_t: Tensor) -> tuple[Any, Any, list[int] | 
     `multiples` the Tile multiples back to `x`'s shape (a list when static, else a
     Tensor), `axes` the sorted reduced axes when static, else None.
     """
-    array_ops = lazy_array_ops()
     shape = x.shape
     axes = constant_value(axes_t)
     if shape.ndims is not None and axes is not None:
@@ -72,7 +70,7 @@ def _reduction_layout(x: Tensor, axes_t: Tensor) -> tuple[Any, Any, list[int] | 
 def _reshape_unless_same(g: Tensor, target: Any) -> Tensor:
     if isinstance(target, list) and -1 not in target and shape_tuple(g) == tuple(target):
         return g
-    return lazy_array_ops().reshape(g, target)
+    return array_ops.reshape(g, target)
 
 
 def _sum_grad_and_multiples(op: Any, grad: Any) -> tuple[Tensor, Any]:
@@ -81,7 +79,7 @@ def _sum_grad_and_multiples(op: Any, grad: Any) -> tuple[Tensor, Any]:
     g = _reshape_unless_same(grad, kept)
     if isinstance(mult, list) and all(m == 1 for m in mult):
         return g, mult
-    return lazy_array_ops().tile(g, mult), mult
+    return array_ops.tile(g, mult), mult
 
 
 @RegisterGradient("Sum")
@@ -127,7 +125,6 @@ def _prod_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
     Raises:
       ValueError: when the input rank or the reduction axes are not known statically.
     """
-    array_ops = lazy_array_ops()
     x, axes = op.inputs
     kept, mult, red = _reduction_layout(x, axes)
     if red is None:
@@ -180,7 +177,6 @@ def _prod_grad(op: Any, grad: Any) -> tuple[Tensor, None]:
 @RegisterGradient("UnsortedSegmentSum")
 def _unsorted_segment_sum_grad(op: Any, grad: Any) -> tuple[Tensor, None, None]:
     """Gathers the gradient rows back; rows of negative (dropped) ids get zeros."""
-    array_ops = lazy_array_ops()
     grad = densify(grad)
     ids = op.inputs[1]
     ids_v = constant_value(ids)

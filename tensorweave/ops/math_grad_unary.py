@@ -10,12 +10,11 @@ from typing import Any
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
-from tensorweave.ops import cwise_ops
-from tensorweave.ops.gradients_impl import RegisterGradient
+from tensorweave.ops import array_ops, cwise_ops
+from tensorweave.ops.gradient_registry import RegisterGradient
 from tensorweave.ops.math_grad_common import (
     const,
     densify,
-    lazy_array_ops,
 )
 
 
@@ -91,7 +90,7 @@ def _log1p_grad(op: Any, grad: Any) -> Any:
 
 @RegisterGradient("Sign")
 def _sign_grad(op: Any, grad: Any) -> Any:
-    return lazy_array_ops().zeros_like(op.inputs[0])
+    return array_ops.zeros_like(op.inputs[0])
 
 
 @RegisterGradient("Floor")

@@ -93,6 +93,3 @@ def _install_operators() -> None:
 _install_operators()
 
 __all__ = sorted({*cwise_ops.__all__, *matmul_ops.__all__, *reduction_ops.__all__})
-
-# NOTE: imported last: gradient functions use the functions above.
-from tensorweave.ops import math_grad  # noqa: E402, F401  (registers gradients)

@@ -11,79 +11,11 @@ import numpy as np
 
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import constant_op, cwise_ops
-from tensorweave.ops.cwise_ops import COMPLEX, FLOATS, broadcast_shapes, shape_error
-
-_MATMUL_TYPES = f"{{{FLOATS}, int32, int64, {COMPLEX}}}"
-
-
-def _merge_dims(op: Any, a: int | None, b: int | None) -> None:
-    if a is not None and b is not None and a != b:
-        raise shape_error(op, f"Dimensions must be equal, but are {a} and {b}")
-
-
-def _matmul_shape(op: Any) -> list[TensorShape]:
-    sa, sb = op.inputs[0].shape, op.inputs[1].shape
-    for s in (sa, sb):
-        if s.ndims is not None and s.ndims != 2:
-            raise shape_error(op, f"Shape must be rank 2 but is rank {s.ndims}")
-    a = sa.as_list() if sa.ndims is not None else [None, None]
-    b = sb.as_list() if sb.ndims is not None else [None, None]
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    _merge_dims(op, a[0] if ta else a[1], b[1] if tb else b[0])
-    return [TensorShape([a[1] if ta else a[0], b[0] if tb else b[1]])]
-
-
-def _batch_matmul_shape(broadcast: bool) -> Any:
-    def shape_fn(op: Any) -> list[TensorShape]:
-        sx, sy = op.inputs[0].shape, op.inputs[1].shape
-        for s in (sx, sy):
-            if s.ndims is not None and s.ndims < 2:
-                raise shape_error(op, f"Shape must be at least rank 2 but is rank {s.ndims}")
-        adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-        if sx.ndims is None or sy.ndims is None:
-            return [unknown_shape()]
-        x, y = sx.as_list(), sy.as_list()
-        _merge_dims(op, x[-2] if adj_x else x[-1], y[-1] if adj_y else y[-2])
-        rows, cols = (x[-1] if adj_x else x[-2]), (y[-2] if adj_y else y[-1])
-        if broadcast:
-            batch = broadcast_shapes(op, TensorShape(x[:-2]), TensorShape(y[:-2]))
-        else:
-            try:
-                batch = TensorShape(x[:-2]).merge_with(TensorShape(y[:-2]))
-            except ValueError as e:
-                raise shape_error(op, str(e)) from None
-        return [batch.concatenate([rows, cols])]
-
-    return shape_fn
-
-
-register_op(
-    "MatMul",
-    inputs=["a: T", "b: T"],
-    outputs=["product: T"],
-    attrs=["transpose_a: bool = false", "transpose_b: bool = false", f"T: {_MATMUL_TYPES}"],
-    shape_fn=_matmul_shape,
-)
-register_op(
-    "BatchMatMul",
-    inputs=["x: T", "y: T"],
-    outputs=["output: T"],
-    attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false"],
-    shape_fn=_batch_matmul_shape(broadcast=False),
-)
-register_op(
-    "BatchMatMulV2",
-    inputs=["x: T", "y: T"],
-    outputs=["output: T"],
-    attrs=[f"T: {_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false"],
-    shape_fn=_batch_matmul_shape(broadcast=True),
-)
+from tensorweave.framework.tensor_util import constant_value
+from tensorweave.ops import array_ops, constant_op, cwise_ops, reduction_ops
 
 
 def matmul(
@@ -173,8 +105,6 @@ def batch_matmul(
 def _tensordot_axes(a: Tensor, b: Tensor, axes: Any) -> tuple[list[int], list[int]]:
     ra, rb = a.shape.ndims, b.shape.ndims
     if isinstance(axes, Tensor):
-        from tensorweave.framework.tensor_util import constant_value
-
         value = constant_value(axes)
         if value is None:
             raise ValueError("tensordot needs constant axes")
@@ -206,8 +136,6 @@ def _tensordot_reshape(t: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     The `axes` become the rows when `flipped`, else the columns; the free sizes are a list
     when static, else an int32 Tensor.
     """
-    from tensorweave.ops import array_ops, reduction_ops
-
     rank = t.shape.ndims
     free = [i for i in range(rank) if i not in axes]
     perm = axes + free if flipped else free + axes
@@ -251,8 +179,6 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     Raises:
       ValueError: for malformed `axes` or inputs of unknown rank.
     """
-    from tensorweave.ops import array_ops
-
     with graph_mod.name_scope(name, "Tensordot", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")

@@ -26,7 +26,7 @@ from tensorweave.ops import (
     nn_ops,
     reduction_ops,
 )
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 def _dense(grad: Any) -> Any:

@@ -16,7 +16,6 @@ per axis (at most one entry > 1).
 
 from __future__ import annotations
 
-import logging
 import math
 from typing import Any
 
@@ -25,8 +24,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, dimension_value
 from tensorweave.ops import array_ops
-
-_log = logging.getLogger(__name__)
+from tensorweave.protos import variable_pb2
 
 
 # ------------------------------------------------------------------------ partitioners
@@ -217,8 +215,6 @@ class SaveSliceInfo:
 
     def to_proto(self, export_scope: str | None = None) -> Any:
         """A `SaveSliceInfoDef` proto, or None when `full_name` is outside `export_scope`."""
-        from tensorweave.protos import variable_pb2
-
         if export_scope is not None and not self.full_name.startswith(export_scope):
             return None
         name = self.full_name
@@ -466,68 +462,7 @@ register_tensor_conversion_function(PartitionedVariable, _partitioned_variable_c
 
 
 # ------------------------------------------------------------------------- legacy API
-def create_partitioned_variables(
-    shape: Any,
-    slicing: Any,
-    initializer: Any,
-    dtype: Any = dtypes.float32,
-    trainable: bool = True,
-    collections: Any = None,
-    name: str | None = None,
-    reuse: Any = None,
-) -> list[Any]:
-    """The parts of a new partitioned variable (deprecated `tf.create_partitioned_variables`).
-
-    Args:
-      shape: list of int, the full shape.
-      slicing: list of int, the number of parts per axis (at most one > 1).
-      initializer: a full-shape `Tensor`/value (sliced per part) or an initializer called
-        once per part with the part's shape and `partition_info`.
-      dtype: the dtype (ignored for a Tensor initializer).
-      trainable: also add the parts to `TRAINABLE_VARIABLES`.
-      collections: collections of the parts (default `[GLOBAL_VARIABLES]`).
-      name: the variable scope / full name (default "PartitionedVariable", uniquified).
-      reuse: True to reuse existing parts, None to inherit the scope's reuse.
-
-    Returns:
-      list of `Variable`, in offset order.
-
-    Raises:
-      ValueError: if `shape` and `slicing` differ in length, `shape` is a scalar, or for
-        the errors of `tf.get_variable` with a partitioner.
-    """
-    from tensorweave.ops import variable_scope
-
-    _log.warning(
-        "create_partitioned_variables is deprecated.  Use tf.get_variable with a "
-        "partitioner set, or tf.get_partitioned_variable_list, instead."
-    )
-    if len(shape) != len(slicing):
-        raise ValueError(
-            "The 'shape' and 'slicing' of a partitioned Variable must have the length: "
-            f"shape: {shape}, slicing: {slicing}"
-        )
-    if len(shape) < 1:
-        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
-
-    def partitioner(**unused_kwargs: Any) -> list[int]:
-        return list(slicing)
-
-    with variable_scope.variable_scope(name, "PartitionedVariable", reuse=reuse):
-        partitioned_var = variable_scope._get_partitioned_variable(
-            name=None,
-            shape=shape,
-            dtype=dtype,
-            initializer=initializer,
-            trainable=trainable,
-            partitioner=partitioner,
-            collections=collections,
-        )
-        return list(partitioned_var)
-
-
 __all__ = [
-    "create_partitioned_variables",
     "fixed_size_partitioner",
     "min_max_variable_partitioner",
     "variable_axis_size_partitioner",

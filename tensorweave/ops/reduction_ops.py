@@ -16,173 +16,12 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
-from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops import constant_op, cwise_ops
-from tensorweave.ops.cwise_ops import NUMBER, format_shape, shape_error
-
-
-# ----------------------------------------------------------------- shape functions
-def _reduction_shape(op: Any) -> list[TensorShape]:
-    inp, idx = op.inputs[0].shape, op.inputs[1].shape
-    if idx.ndims is not None and idx.ndims > 1:
-        raise shape_error(op, f"Shape must be at most rank 1 but is rank {idx.ndims}")
-    keep = op.get_attr("keep_dims")
-    axes = constant_value(op.inputs[1])
-    if axes is None or inp.ndims is None:
-        if keep and inp.ndims is not None:
-            return [unknown_shape(inp.ndims)]
-        return [unknown_shape()]
-    rank = inp.ndims
-    reduced = set()
-    for a in np.asarray(axes).reshape(-1).tolist():
-        if not -rank <= a < rank:
-            raise shape_error(
-                op, f"Invalid reduction dimension {a} for input with {rank} dimensions."
-            )
-        reduced.add(a % rank if rank else a)
-    dims = []
-    for i, d in enumerate(inp.as_list()):
-        if i in reduced:
-            if keep:
-                dims.append(1)
-        else:
-            dims.append(d)
-    return [TensorShape(dims)]
-
-
-def _arg_shape(op: Any) -> list[TensorShape]:
-    inp, dim_shape = op.inputs[0].shape, op.inputs[1].shape
-    if dim_shape.ndims is not None and dim_shape.ndims > 0:
-        raise shape_error(op, f"Shape must be rank 0 but is rank {dim_shape.ndims}")
-    if inp.ndims is None:
-        return [unknown_shape()]
-    rank = inp.ndims
-    if rank <= 1:
-        return [TensorShape([])]
-    d = constant_value(op.inputs[1])
-    if d is None:
-        return [unknown_shape(rank - 1)]
-    d = int(d)
-    if not -rank <= d < rank:
-        raise shape_error(
-            op,
-            f"Dimension ({d}) must be in the range [{-rank}, {rank}), where {rank} is the "
-            "number of dimensions in the input.",
-        )
-    dims = inp.as_list()
-    del dims[d % rank]
-    return [TensorShape(dims)]
-
-
-def _add_n_shape(op: Any) -> list[TensorShape]:
-    shapes = [t.shape for t in op.inputs]
-    cur = shapes[-1]
-    for i in range(len(shapes) - 2, -1, -1):
-        try:
-            cur = shapes[i].merge_with(cur)
-        except ValueError:
-            raise shape_error(
-                op,
-                f"Shapes {format_shape(shapes[i])} and {format_shape(cur)} are not "
-                f"compatible. From merging shape {i} with other shapes.",
-            ) from None
-    return [cur]
-
-
-def _segment_shape(op: Any) -> list[TensorShape]:
-    data, ids, num = (t.shape for t in op.inputs)
-    if num.ndims not in (None, 0):
-        raise shape_error(op, f"Shape must be rank 0 but is rank {num.ndims}")
-    if ids.ndims is None:
-        return [unknown_shape()]
-    if data.ndims is not None:
-        if data.ndims < ids.ndims:
-            raise shape_error(
-                op, f"Shape must be at least rank {ids.ndims} but is rank {data.ndims}"
-            )
-        try:
-            TensorShape(data.as_list()[: ids.ndims]).merge_with(ids)
-        except ValueError as e:
-            raise shape_error(op, str(e)) from None
-    n = constant_value(op.inputs[2])
-    first = None if n is None else int(n)
-    if data.ndims is None:
-        return [TensorShape([first]).concatenate(unknown_shape())]
-    return [TensorShape([first] + data.as_list()[ids.ndims :])]
-
-
-# ------------------------------------------------------------------ registrations
-for _name, _types in (
-    ("Sum", NUMBER),
-    ("Mean", NUMBER),
-    ("Prod", NUMBER),
-    ("Max", NUMBER),
-    ("Min", NUMBER),
-):
-    register_op(
-        _name,
-        inputs=["input: T", "reduction_indices: Tidx"],
-        outputs=["output: T"],
-        attrs=["keep_dims: bool = false", f"T: {{{_types}}}", "Tidx: {int32, int64} = DT_INT32"],
-        shape_fn=_reduction_shape,
-    )
-for _name in ("All", "Any"):
-    register_op(
-        _name,
-        inputs=["input: bool", "reduction_indices: Tidx"],
-        outputs=["output: bool"],
-        attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"],
-        shape_fn=_reduction_shape,
-    )
-for _name in ("ArgMax", "ArgMin"):
-    register_op(
-        _name,
-        inputs=["input: T", "dimension: Tidx"],
-        outputs=["output: output_type"],
-        attrs=[
-            f"T: {{{NUMBER}}}",
-            "Tidx: {int32, int64} = DT_INT32",
-            "output_type: {int32, int64} = DT_INT64",
-        ],
-        shape_fn=_arg_shape,
-    )
-register_op(
-    "AddN",
-    inputs=["inputs: N * T"],
-    outputs=["sum: T"],
-    attrs=["N: int >= 1", f"T: {{{NUMBER}, variant}}"],
-    shape_fn=_add_n_shape,
-    is_commutative=True,
-)
-register_op(
-    "UnsortedSegmentSum",
-    inputs=["data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"],
-    outputs=["output: T"],
-    attrs=[
-        f"T: {{{NUMBER}}}",
-        "Tindices: {int32, int64}",
-        "Tnumsegments: {int32, int64} = DT_INT32",
-    ],
-    shape_fn=_segment_shape,
-)
-for _name in ("Cumsum", "Cumprod"):
-    register_op(
-        _name,
-        inputs=["x: T", "axis: Tidx"],
-        outputs=["out: T"],
-        attrs=[
-            "exclusive: bool = false",
-            "reverse: bool = false",
-            f"T: {{{NUMBER}}}",
-            "Tidx: {int32, int64} = DT_INT32",
-        ],
-        shape_fn=cwise_ops.unchanged_shape,
-    )
+from tensorweave.ops import array_ops, constant_op, cwise_ops
 
 
 # -------------------------------------------------------------------- helpers
@@ -205,7 +44,6 @@ def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: Any
         out = apply_op(op_type, input=x, reduction_indices=axes, keep_dims=keepdims, name=name)
     else:
         # Unknown rank: reduce the flattened tensor (one Reshape instead of Rank + Range).
-        from tensorweave.ops import array_ops
 
         flat = array_ops.reshape(x, [-1])
         out = apply_op(op_type, input=flat, reduction_indices=0, keep_dims=False, name=name)
@@ -285,8 +123,6 @@ def reduce_logsumexp(
     Returns:
       The reduced tensor of the input's dtype.
     """
-    from tensorweave.ops import array_ops
-
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     with graph_mod.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
@@ -407,8 +243,6 @@ def add_n(inputs: Any, name: str | None = None) -> Tensor:
         if isinstance(values, IndexedSlices):
             values = convert_to_tensor(values)
         if name:
-            from tensorweave.ops import array_ops
-
             return array_ops.identity(values, name=name)
         return values
     return apply_op("AddN", inputs=inputs, name=name)
@@ -532,7 +366,6 @@ def reduced_shape(input_shape: Any, axes: Any) -> Any:
         for a in np.asarray(axes_v).reshape(-1).tolist():
             dims[a % rank] = 1
         return constant_op.constant(dims.astype(np.int32))
-    from tensorweave.ops import array_ops
 
     shape_t = cwise_ops.cast(convert_to_tensor(input_shape), dtypes.int32)
     axes_t = array_ops.reshape(cwise_ops.cast(convert_to_tensor(axes), dtypes.int32), [-1])

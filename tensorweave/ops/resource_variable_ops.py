@@ -27,7 +27,8 @@ from tensorweave.framework.tensor_conversion import (
 )
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import array_ops, variables
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
+from tensorweave.protos import variable_pb2
 
 for _op in (
     "VarHandleOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
@@ -338,8 +339,6 @@ class ResourceVariable(variables.Variable):
     # ----------------------------------------------------------- serialization
     def to_proto(self, export_scope: str | None = None) -> Any:
         """A `VariableDef` proto (`is_resource: true`) naming this variable's ops."""
-        from tensorweave.protos import variable_pb2
-
         if export_scope is not None and not self._handle.name.startswith(export_scope):
             return None
         strip = variables._strip

@@ -18,9 +18,11 @@ from __future__ import annotations
 import copy
 import enum
 import functools
+import logging
 import threading
 from typing import Any
 
+from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.ops.variable_scope_object import VariableScope
 from tensorweave.ops.variable_store import (  # noqa: F401  (_PartitionInfo: TF's home)
@@ -30,6 +32,8 @@ from tensorweave.ops.variable_store import (  # noqa: F401  (_PartitionInfo: TF'
     _VariableStore,
 )
 from tensorweave.ops.variables import GraphKeys
+
+_log = logging.getLogger(__name__)
 
 
 class _ReuseMode(enum.Enum):
@@ -511,11 +515,70 @@ def variable_op_scope(
     return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
 
 
+def create_partitioned_variables(
+    shape: Any,
+    slicing: Any,
+    initializer: Any,
+    dtype: Any = dtypes.float32,
+    trainable: bool = True,
+    collections: Any = None,
+    name: str | None = None,
+    reuse: Any = None,
+) -> list[Any]:
+    """The parts of a new partitioned variable (deprecated `tf.create_partitioned_variables`).
+
+    Args:
+      shape: list of int, the full shape.
+      slicing: list of int, the number of parts per axis (at most one > 1).
+      initializer: a full-shape `Tensor`/value (sliced per part) or an initializer called
+        once per part with the part's shape and `partition_info`.
+      dtype: the dtype (ignored for a Tensor initializer).
+      trainable: also add the parts to `TRAINABLE_VARIABLES`.
+      collections: collections of the parts (default `[GLOBAL_VARIABLES]`).
+      name: the variable scope / full name (default "PartitionedVariable", uniquified).
+      reuse: True to reuse existing parts, None to inherit the scope's reuse.
+
+    Returns:
+      list of `Variable`, in offset order.
+
+    Raises:
+      ValueError: if `shape` and `slicing` differ in length, `shape` is a scalar, or for
+        the errors of `tf.get_variable` with a partitioner.
+    """
+    _log.warning(
+        "create_partitioned_variables is deprecated.  Use tf.get_variable with a "
+        "partitioner set, or tf.get_partitioned_variable_list, instead."
+    )
+    if len(shape) != len(slicing):
+        raise ValueError(
+            "The 'shape' and 'slicing' of a partitioned Variable must have the length: "
+            f"shape: {shape}, slicing: {slicing}"
+        )
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+
+    def partitioner(**unused_kwargs: Any) -> list[int]:
+        return list(slicing)
+
+    with variable_scope(name, "PartitionedVariable", reuse=reuse):
+        partitioned_var = _get_partitioned_variable(
+            name=None,
+            shape=shape,
+            dtype=dtype,
+            initializer=initializer,
+            trainable=trainable,
+            partitioner=partitioner,
+            collections=collections,
+        )
+        return list(partitioned_var)
+
+
 __all__ = [
     "AUTO_REUSE",
     "VariableAggregation",
     "VariableScope",
     "VariableSynchronization",
+    "create_partitioned_variables",
     "get_local_variable",
     "get_variable",
     "get_variable_scope",

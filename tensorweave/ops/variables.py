@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import graph as graph_mod
+from tensorweave.framework import session_stack
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
 )
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import array_ops, control_flow_ops, state_ops
+from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops, state_ops
+from tensorweave.protos import variable_pb2
 
 
 class GraphKeys:
@@ -307,8 +309,6 @@ class Variable:
 
     def load(self, value: Any, session: Any = None) -> None:
         """Assigns `value` by feeding the initial value (follows `Variable.load`)."""
-        from tensorweave.framework import session_stack
-
         session = session or session_stack.get_default_session()
         if session is None:
             raise ValueError(
@@ -384,8 +384,6 @@ class Variable:
     # ----------------------------------------------------------- serialization
     def to_proto(self, export_scope: str | None = None) -> Any:
         """A `VariableDef` proto naming this variable's ops."""
-        from tensorweave.protos import variable_pb2
-
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
         vd = variable_pb2.VariableDef(
@@ -554,8 +552,6 @@ def report_uninitialized_variables(
     One `IsVariableInitialized` per variable runs next to it (e.g. on its ps); the names
     are gathered on `/cpu:0` of the default task. An empty list gives an empty tensor.
     """
-    from tensorweave.ops import constant_op, math_ops
-
     if var_list is None:
         var_list = global_variables() + local_variables()
         if not var_list:

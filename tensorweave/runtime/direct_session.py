@@ -12,6 +12,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext
@@ -58,7 +59,7 @@ class DirectSession:
 
     def list_devices(self) -> list[tuple[str, str, int, int]]:
         """(name, device_type, memory_limit_bytes, incarnation) of the local CPU."""
-        return [(self.device_name, "CPU", 268435456, self.incarnation)]
+        return [(self.device_name, "CPU", CPU_MEMORY_LIMIT_BYTES, self.incarnation)]
 
     def close(self) -> None:
         """Cancels running steps with CancelledError; later runs are refused by the client."""

@@ -41,7 +41,7 @@ from tensorweave.runtime.plan_entry import (
     read,
     wrap_error,
 )
-from tensorweave.runtime.straight_line import StraightLine
+from tensorweave.runtime.straight_line import PlanStep, StraightLine
 
 
 class StepStatsCollector:
@@ -253,6 +253,13 @@ class Plan:
     def node_names(self) -> list[str]:
         """Names of the nodes, in execution order."""
         return [e.node.name for e in self._entries]
+
+    def steps(self) -> list[PlanStep]:
+        """What an untraced step runs, as data: the compiled statements of a straight-line
+        plan (folded entries absent), else one "kernel" step per live entry in order."""
+        if self._straight is not None:
+            return list(self._straight.steps)
+        return [PlanStep("kernel", (e.node.name,)) for e in self._entries if not e.dead]
 
     def waits_in_own_thread(self, traced: bool) -> bool:
         """True when `run` waits for its receives in the calling thread, through

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes
-from tensorweave.framework.graph_io import attr_kind, decode_attrs, parse_input
+from tensorweave.framework.graph_export import attr_kind
+from tensorweave.framework.graph_io import decode_attrs, parse_input
 from tensorweave.framework.op_def import OpDef, op_def_registry
 from tensorweave.framework.operation import Operation
 

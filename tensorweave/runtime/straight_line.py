@@ -4,6 +4,7 @@ for partitions whose only asynchronous kernels are `_Recv`s."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import queue
 from typing import Any
 
@@ -14,6 +15,20 @@ from tensorweave.framework.resource_mgr import ResourceMgr, freeze
 from tensorweave.kernels.context import StepContext
 from tensorweave.runtime.node_spec import NodeSpec
 from tensorweave.runtime.plan_entry import Done, Entry, read, read_expr, wrap_error
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanStep:
+    """One statement of a compiled plan, as data (for tests and debugging).
+
+    `kind` is "kernel" (a kernel call), "read" (a variable read) or "wait" (waiting for a
+    group of `_Recv`s); `nodes` names the node(s); `frees` the slots whose values are
+    dropped right after it (their last use).
+    """
+
+    kind: str
+    nodes: tuple[str, ...]
+    frees: tuple[int, ...] = ()
 
 
 class StraightLine:
@@ -109,14 +124,19 @@ class StraightLine:
             if a not in kept and a.startswith("s"):
                 frees[n].append(a)
         self._line_entry: dict[int, Entry] = {}
+        self.steps: list[PlanStep] = []
 
         def wait_line(group: list[tuple[int, Entry]]) -> str:
+            self.steps.append(PlanStep("wait", tuple(e.node.name for _, e in group)))
             outs = "".join(target(e.out) + ", " for _, e in group)
             return f"    {outs}= _w.wait(({''.join(f'{i}, ' for i, _ in group)}))"
 
         for n, (i, e, args) in enumerate(calls):
             for group in waits.get(n, ()):
                 lines.append(wait_line(group))
+            freed = tuple(sorted(int(a[1:]) for a in frees[n]))
+            kind = "read" if e.node.op in self._ALIAS_OPS else "kernel"
+            self.steps.append(PlanStep(kind, (e.node.name,), freed))
             if e.node.op in self._ALIAS_OPS:
                 call = args[0]
             else:

@@ -11,17 +11,31 @@ from typing import Any
 _TICK = threading.Event()  # never set: a bounded pause between polls of observable state
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0,
-               poll_s: float = 0.001) -> None:
-    """Polls `predicate` every `poll_s` seconds until it is true.
+def wait_until(
+    predicate: Callable[[], Any],
+    timeout: float = 10.0,
+    poll_s: float = 0.001,
+    what: str | Callable[[], str] = "condition",
+) -> Any:
+    """Polls `predicate` every `poll_s` seconds until it returns a truthy value; returns it.
+
+    Args:
+      predicate: called with no arguments; may be a step of work (a session run) whose
+        result says whether to stop.
+      timeout: seconds before giving up.
+      poll_s: pause between calls.
+      what: what is awaited, for the failure message (or a function describing the state).
 
     Raises:
       AssertionError: if it is still false after `timeout` seconds.
     """
     deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
+    while not (value := predicate()):
+        if time.monotonic() >= deadline:
+            described = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout} s waiting for {described}")
         _TICK.wait(poll_s)
+    return value
 
 
 class Runner:

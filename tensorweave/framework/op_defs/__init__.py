@@ -8,4 +8,28 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
-from tensorweave.framework.op_defs import resource_variable_ops  # noqa: F401
+# One line per family module, sorted, so that parallel additions merge.
+import tensorweave.framework.op_defs.array  # noqa: F401
+import tensorweave.framework.op_defs.array_gather  # noqa: F401
+import tensorweave.framework.op_defs.array_index  # noqa: F401
+import tensorweave.framework.op_defs.array_join  # noqa: F401
+import tensorweave.framework.op_defs.array_shape  # noqa: F401
+import tensorweave.framework.op_defs.constant  # noqa: F401
+import tensorweave.framework.op_defs.control_flow  # noqa: F401
+import tensorweave.framework.op_defs.cwise_binary  # noqa: F401
+import tensorweave.framework.op_defs.cwise_unary  # noqa: F401
+import tensorweave.framework.op_defs.data_flow  # noqa: F401
+import tensorweave.framework.op_defs.data_flow_accumulators  # noqa: F401
+import tensorweave.framework.op_defs.io  # noqa: F401
+import tensorweave.framework.op_defs.logging  # noqa: F401
+import tensorweave.framework.op_defs.matmul  # noqa: F401
+import tensorweave.framework.op_defs.nn  # noqa: F401
+import tensorweave.framework.op_defs.nn_conv  # noqa: F401
+import tensorweave.framework.op_defs.random  # noqa: F401
+import tensorweave.framework.op_defs.reduction  # noqa: F401
+import tensorweave.framework.op_defs.resource_variable  # noqa: F401
+import tensorweave.framework.op_defs.sendrecv  # noqa: F401
+import tensorweave.framework.op_defs.staleness  # noqa: F401
+import tensorweave.framework.op_defs.state  # noqa: F401
+import tensorweave.framework.op_defs.summary  # noqa: F401
+import tensorweave.framework.op_defs.training  # noqa: F401

@@ -13,6 +13,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.framework.device_spec import canonical_name
+from tensorweave.ops import embedding_ops
 from tensorweave.ops.partitioned_variables import fixed_size_partitioner
 from tensorweave.testing.cluster import create_local_cluster
 from tensorweave.training.device_setter import replica_device_setter
@@ -141,7 +142,6 @@ def test_saver_round_trip_of_parts_on_two_ps(cluster, tmp_path, sharded):
 
 
 def test_embedding_lookup_over_parts(cluster):
-    embedding_ops = pytest.importorskip("tensorweave.ops.embedding_ops")
     initial = np.arange(ROWS * DIM, dtype=np.float32).reshape(ROWS, DIM)
     ids = np.array([1, 7, 2, 9], np.int64)
     with tf.Graph().as_default():

@@ -19,6 +19,8 @@ import uuid
 import psutil
 import pytest
 
+from tensorweave.testing.threads import wait_until
+
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 _MARKER = "TENSORWEAVE_SEED_EXAMPLE_RUN"
@@ -119,11 +121,11 @@ def _marked(marker: str) -> list[psutil.Process]:
 
 def _end_marked(marker: str, grace_s: float = 5.0) -> list[str]:
     """Kills (by PID) the processes still carrying `marker` after `grace_s`; describes them."""
-    deadline = time.monotonic() + grace_s
+    try:  # a process may be exiting right now
+        wait_until(lambda: not _marked(marker), grace_s, poll_s=0.05)
+    except AssertionError:
+        pass  # killed and described below
     left = _marked(marker)
-    while left and time.monotonic() < deadline:  # a process may be exiting right now
-        time.sleep(0.05)
-        left = _marked(marker)
     described = []
     for proc in left:
         try:

@@ -14,6 +14,7 @@ import tensorweave as tf
 from tensorweave.kernels import staleness_kernels  # noqa: F401  (registers the kernels)
 from tensorweave.ops.staleness_ops import StepClock
 from tensorweave.testing.cluster import create_local_cluster
+from tensorweave.testing.threads import wait_until
 from tensorweave.training import training_util
 from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
@@ -107,13 +108,16 @@ class _Observer:
     def wait_until(self, condition, what):
         """Polls the clock (each poll a session run) until `condition(clocks, retired,
         waiting)`; fails after WAIT_S."""
-        deadline = time.monotonic() + WAIT_S
-        state = self.clock()
-        while not condition(*state):
-            if time.monotonic() > deadline:
-                pytest.fail(f"timed out after {WAIT_S} s waiting until {what}; clock {state}")
-            state = self.clock()
-        return state
+        states = [self.clock()]
+
+        def poll() -> bool:
+            if condition(*states[-1]):
+                return True
+            states.append(self.clock())
+            return False
+
+        wait_until(poll, WAIT_S, poll_s=0, what=lambda: f"{what}; clock {states[-1]}")
+        return states[-1]
 
 
 class _Loop(threading.Thread):

@@ -16,6 +16,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.testing.cluster import create_local_cluster
+from tensorweave.testing.threads import wait_until
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.monitored_session import MonitoredTrainingSession
 from tensorweave.training.session_creators import WorkerSessionCreator
@@ -147,10 +148,7 @@ def _tensor(worker, name):
 
 def _wait_until(condition, what):
     """Polls `condition()` (each poll a session run) until true; fails after WAIT_S."""
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {WAIT_S} s waiting until {what}")
+    wait_until(condition, WAIT_S, poll_s=0, what=what)
 
 
 class _StepThread(threading.Thread):

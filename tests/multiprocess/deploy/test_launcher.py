@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from tensorweave.deploy.launcher import launch
+from tensorweave.testing.threads import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -62,10 +63,12 @@ def _ours(proc: psutil.Process, marker: str) -> bool:
 
 def _assert_nothing_left(pids, marker: str) -> None:
     """The recorded PIDs are gone, and no descendant of this test runs a tmp_path script."""
-    deadline = time.monotonic() + 10
-    while not all(_gone(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert [pid for pid in pids if not _gone(pid)] == []
+    wait_until(
+        lambda: all(_gone(pid) for pid in pids),
+        timeout=10,
+        poll_s=0.05,
+        what=lambda: f"PIDs {[pid for pid in pids if not _gone(pid)]} to end",
+    )
     children = psutil.Process().children(recursive=True)
     assert [child.pid for child in children if _ours(child, marker)] == []
 

@@ -29,6 +29,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess, spec_string
+from tensorweave.testing.threads import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -180,17 +181,21 @@ def _run_until_not_unavailable(sess: Any, fetch: Any) -> BaseException | None:
     """Runs `fetch`, retrying while it raises `UnavailableError` (the retry contract: a
     restarted peer's channel may still be reconnecting); returns the first other error, or
     None if the run succeeded."""
-    deadline = time.monotonic() + _WAIT_S
-    while True:
+    outcome: list[BaseException | None] = []
+
+    def attempt() -> bool:
         try:
             sess.run(fetch)
-            return None
+            outcome.append(None)
         except tf.errors.UnavailableError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)  # the channel's reconnect backoff is at most 0.3 s
+            return False
         except tf.errors.OpError as e:
-            return e
+            outcome.append(e)
+        return True
+
+    # The channel's reconnect backoff is at most 0.3 s.
+    wait_until(attempt, _WAIT_S, poll_s=0.05, what="a run that is not UnavailableError")
+    return outcome[0]
 
 
 # ----------------------------------------------------------------- sharing and graphs
@@ -432,14 +437,13 @@ def test_second_client_waits_for_initialization(make_cluster, open_session):
     polls: list[list[bytes]] = []
     polled = threading.Event()
 
-    def poll() -> None:
-        deadline = time.monotonic() + _WAIT_S
-        while time.monotonic() < deadline:
-            polls.append(list(sess_wait.run(report)))
-            polled.set()
-            if not polls[-1]:
-                return
-            time.sleep(0.02)  # the blog's polling pace (1 s there)
+    def poll_once() -> bool:
+        polls.append(list(sess_wait.run(report)))
+        polled.set()
+        return not polls[-1]
+
+    def poll() -> None:  # the blog's polling loop (1 s pace there); the test checks `polls`
+        wait_until(poll_once, _WAIT_S, poll_s=0.02, what="report_uninitialized to be empty")
 
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
@@ -475,10 +479,7 @@ def test_ps_and_two_workers_increment_to_ten(make_cluster, open_session):
             w_graph, _, w_report, w_increment, _ = build()
             sess = open_session(cluster.target("worker", worker_n), w_graph)
             sess.run(w_report)  # cluster ready
-            deadline = time.monotonic() + _WAIT_S
-            while len(sess.run(w_report)) > 0:
-                assert time.monotonic() < deadline, "var was never initialized"
-                time.sleep(0.02)
+            wait_until(lambda: len(sess.run(w_report)) == 0, _WAIT_S, 0.02, "var to be initialized")
             for _ in range(5):
                 sess.run(w_increment)
         except BaseException as e:  # noqa: BLE001  (reported by the test)
@@ -552,9 +553,8 @@ def test_server_cli_stops_cleanly_on_sigterm_and_frees_its_port(make_cluster, op
     start = time.monotonic()
     assert server.terminate(timeout_s=_WAIT_S) == 0
     assert time.monotonic() - start < 10.0
-    deadline = time.monotonic() + _WAIT_S
-    while "Received signal" not in server.output and time.monotonic() < deadline:
-        time.sleep(0.02)  # the output reader thread may lag the exit by a moment
+    # The output reader thread may lag the exit by a moment.
+    wait_until(lambda: "Received signal" in server.output, _WAIT_S, 0.02, "the signal line")
     assert "Received signal 15, stopping /job:local/replica:0/task:0" in server.output
 
     again = cluster.start("local", 0)  # binds the same port

@@ -12,14 +12,12 @@ on the ps is cancelled by the close).
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 import tensorweave as tf
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess, spec_string
+from tensorweave.testing.threads import Runner, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
@@ -45,26 +43,23 @@ def _blocked_run_error(worker, fetch_on_worker: bool):
     with tf.Graph().as_default():
         with tf.device("/job:ps/task:0"):
             queue = tf.FIFOQueue(1, tf.float32, shapes=[])
-            value = queue.dequeue()
+            # The step enqueues a marker right before its dequeue blocks, so the test can
+            # see (from a second session) that the step is running on the ps.
+            marker = tf.FIFOQueue(1, tf.float32, shapes=[])
+            started, marker_size = marker.enqueue(0.0), marker.size()
+            with tf.control_dependencies([started]):
+                value = queue.dequeue()
         with tf.device("/job:worker/task:0"):
             fetch = tf.identity(value) if fetch_on_worker else value
         config = tf.ConfigProto(operation_timeout_in_ms=int(_WAIT_S * 1000))
         sess = tf.Session(worker.target, config=config)
-        errors = []
-
-        def run():
-            try:
-                sess.run(fetch)
-            except Exception as e:  # noqa: BLE001  (inspected by the test)
-                errors.append(e)
-
-        thread = threading.Thread(target=run, daemon=True)
-        thread.start()
-        time.sleep(1.0)  # the step is blocked in the dequeue on the ps
-        sess.close()
-        thread.join(_WAIT_S)
-        assert not thread.is_alive()
-        return errors[0]
+        with tf.Session(worker.target, config=config) as observer:
+            runner = Runner(sess, fetch)
+            wait_until(lambda: observer.run(marker_size) == 1, timeout=_WAIT_S)
+            sess.close()
+            runner.join(_WAIT_S)
+        assert runner.error is not None, runner.result
+        return runner.error
 
 
 def test_close_cancels_a_step_on_the_remote_task_only(cluster):

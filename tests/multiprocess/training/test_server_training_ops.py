@@ -1,16 +1,13 @@
 """A bare `tensorweave server` ps must run every op a training graph places on it.
 
-The bounded-staleness `StepClock*` ops do (they did not until commit fa3b44f registered
-their kernels), including the checkpoint ops:
-`python -m tensorweave server` (the seeds' `grpc_tensorflow_server`) imports only what the
-server needs (lazy namespaces), so op types registered by modules it never imports are
-unknown there: the checkpoint ops (`StringJoin`, `SaveV2`, `RestoreV2`,
-`MergeV2Checkpoints`, `ShardedFilename`, `ShardedFilespec`) and the summary ops.
-`RegisterGraph` of a partition containing one fails with `InternalError: ValueError: Op
-type not registered 'SaveV2'`. So a `MonitoredTrainingSession(checkpoint_dir=...)` whose
-variables live on such a ps dies in the chief's `CheckpointSaverHook` (TensorFlow's server
-binary has every op). The trainer's own ps tasks (`examples/trainer.py --job_name ps`)
-import `tf.train` and are not affected; the recovery tests use them.
+The checkpoint ops (`StringJoin`, `SaveV2`, `RestoreV2`, `MergeV2Checkpoints`,
+`ShardedFilename`, `ShardedFilespec`) and the bounded-staleness `StepClock*` ops were once
+unknown to `python -m tensorweave server` (the seeds' `grpc_tensorflow_server`), because
+their definitions were registered by modules only `tf.train` imported: `RegisterGraph` of a
+partition containing one failed with `Op type not registered 'SaveV2'`, and a
+`MonitoredTrainingSession(checkpoint_dir=...)` whose variables lived on such a ps died in
+the chief's `CheckpointSaverHook`. Every op definition now lives in `framework/op_defs`,
+which any process imports whole (TensorFlow's server binary also has every op).
 """
 
 from __future__ import annotations

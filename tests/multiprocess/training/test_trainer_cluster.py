@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 
 import psutil
 import pytest
-from trainer_procs import TRAINER, final_model_accuracy
+from trainer_procs import TRAINER, final_model_accuracy, pause_flags, resume
+
+from tensorweave.testing.threads import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -25,13 +26,15 @@ _LAUNCH_S = 100.0  # bound on a whole launch
 _STARTED = re.compile(r"tensorweave launch: started (\w+ \d+) at \S+ \(pid (\d+)\)")
 
 
-def _launch(processes, *trainer_args: str, seed_flags: bool = False):
+def _launch(processes, *trainer_args: str, seed_flags: bool = False, during=None):
     launcher = ["-m", "tensorweave", "launch", "--ps", "2", "--workers", "2", "--grace-secs", "5"]
     if seed_flags:
         launcher.append("--seed-flags")
     argv = [*launcher, "--", "python", TRAINER, "--log_every", "25", *trainer_args]
     proc = processes("trainer", argv, "tensorweave launch")
     try:
+        if during is not None:
+            during(proc)
         code = proc.wait(_LAUNCH_S)
     finally:
         if proc.proc.poll() is None:  # overstayed: SIGTERM makes the launcher stop its tasks
@@ -51,18 +54,20 @@ def _pids(proc) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for line in proc.lines if (m := _STARTED.search(line))}
 
 
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def _assert_gone(pids: dict[str, int]) -> None:
-    deadline = time.monotonic() + 10
-    alive = dict(pids)
-    while alive and time.monotonic() < deadline:
-        for name, pid in list(alive.items()):
-            try:
-                if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                    del alive[name]
-            except psutil.NoSuchProcess:
-                del alive[name]
-        time.sleep(0.05)
-    assert alive == {}
+    wait_until(
+        lambda: not any(_alive(pid) for pid in pids.values()),
+        timeout=10,
+        poll_s=0.05,
+        what=lambda: f"the processes to end: {[n for n, p in pids.items() if _alive(p)]}",
+    )
 
 
 def _assert_trained(proc, code: int, last_step: int) -> None:
@@ -75,14 +80,20 @@ def _assert_trained(proc, code: int, last_step: int) -> None:
     assert all(r["local_steps"] > 0 for r in records.values())
 
 
-def test_async_reaches_95_percent_and_the_launcher_stops_the_ps(processes):
-    # NOTE: enough steps that the chief (~500 steps/s alone) cannot finish before worker 1,
-    # which polls for the chief's initialization, has joined.
-    proc, code = _launch(processes, "--train_steps", "1500")
-    _assert_trained(proc, code, 1500)
+def test_async_reaches_95_percent_and_the_launcher_stops_the_ps(processes, tmp_path):
+    def both_train(proc) -> None:
+        # Each worker pauses after its 20th step; once both have, they go on together (the
+        # chief alone could otherwise finish before worker 1 has joined).
+        proc.wait_for(lambda line: proc.paused_workers(20) == {0, 1}, _LAUNCH_S)
+        resume(tmp_path, 20)
+
+    proc, code = _launch(
+        processes, "--train_steps", "400", *pause_flags(tmp_path, 20), during=both_train
+    )
+    _assert_trained(proc, code, 400)
     records = proc.records()
     # Asynchronous: the global step counts the updates of both workers.
-    assert sum(r["local_steps"] for r in records.values()) >= 1500 - 2
+    assert sum(r["local_steps"] for r in records.values()) >= 400 - 2
     text = proc.output
     assert "tensorweave launch: all workers exited; stopping ps 0, ps 1" in text
     for i in (0, 1):

@@ -30,6 +30,7 @@ READY_S = 60.0
 _STEP_LINE = re.compile(r"worker (\d+): local_step (\d+) global_step (\d+) loss")
 _SESSION_LINE = re.compile(r"worker (\d+): session ready at global_step (\d+)")
 _ACCURACY_LINE = re.compile(r"worker (\d+): test accuracy ([0-9.]+)")
+_PAUSED_LINE = re.compile(r"worker (\d+): paused at local_step (\d+) global_step (\d+)")
 
 
 class TrainerProcess:
@@ -125,6 +126,11 @@ class TrainerProcess:
         """The global step at each `session ready` line so far."""
         return [int(m.group(2)) for line in self.lines if (m := _SESSION_LINE.search(line))]
 
+    def paused_workers(self, local_step: int) -> set[int]:
+        """The workers that printed their pause after `local_step` (`--pause_at_steps`)."""
+        return {int(m.group(1)) for line in self.lines
+                if (m := _PAUSED_LINE.search(line)) and int(m.group(2)) == local_step}  # fmt: skip
+
     def accuracies(self) -> dict[int, float]:
         """{worker index: test accuracy} from the `test accuracy` lines."""
         return {int(m.group(1)): float(m.group(2))
@@ -158,6 +164,28 @@ def global_step_at_least(step: int) -> Callable[[str], int | None]:
         return int(m.group(3)) if m and int(m.group(3)) >= step else None
 
     return predicate
+
+
+def paused_at(local_step: int) -> Callable[[str], int | None]:
+    """A `wait_for` predicate: the global step of the trainer's pause after `local_step`
+    (`--pause_at_steps`)."""
+
+    def predicate(line: str) -> int | None:
+        m = _PAUSED_LINE.search(line)
+        return int(m.group(3)) if m and int(m.group(2)) == local_step else None
+
+    return predicate
+
+
+def pause_flags(resume_dir: pathlib.Path, *local_steps: int) -> list[str]:
+    """The trainer flags that pause it after `local_steps` until `resume` is called."""
+    steps = ",".join(str(s) for s in local_steps)
+    return ["--pause_at_steps", steps, "--resume_dir", str(resume_dir)]
+
+
+def resume(resume_dir: pathlib.Path, local_step: int) -> None:
+    """Lets the trainers paused after `local_step` (with this `resume_dir`) go on."""
+    (resume_dir / f"resume-{local_step}").touch()
 
 
 class LocalCluster:

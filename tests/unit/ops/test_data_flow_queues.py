@@ -81,11 +81,18 @@ def test_queue_ops_are_colocated_with_the_queue(graph):
         assert op.colocation_groups() == [b"loc:@fifo_queue"]
 
 
-def test_queue_ops_have_no_gradient(graph):
+def test_gradients_do_not_flow_through_a_queue(graph):
     q = FIFOQueue(10, tf.float32, shapes=[])
     x = tf.constant(2.0)
-    (g,) = tf.gradients(q.dequeue() * x, [x])
-    assert g is not None
+    enqueue = q.enqueue((x * 3.0,))
+    dequeued = q.dequeue()
+    # The queue ops are `no_gradient`: the dequeued value is a constant to tf.gradients.
+    assert tf.gradients(dequeued, [x]) == [None]
+    (g,) = tf.gradients(dequeued * x, [x])
+    with tf.Session(graph=graph) as sess:
+        sess.run(enqueue)
+        # d(dequeued * x)/dx = dequeued = 6, not 2 * 6 as if the value kept its path to x.
+        assert sess.run(g) == 6.0
 
 
 # ------------------------------------------------------------------ running

@@ -303,10 +303,9 @@ def test_embedding_lookup_errors():
 
 
 def test_embedding_lookup_on_a_partitioned_variable():
-    partitioned = pytest.importorskip("tensorweave.ops.partitioned_variables")
     table = np.arange(20, dtype=np.float32).reshape(10, 2)
     emb = tf.get_variable(
-        "emb", initializer=tf.constant(table), partitioner=partitioned.fixed_size_partitioner(3)
+        "emb", initializer=tf.constant(table), partitioner=tf.fixed_size_partitioner(3)
     )
     ids = [9, 0, 4, 4]
     y = nn.embedding_lookup(emb, ids, partition_strategy="div")

@@ -15,11 +15,11 @@ from tensorweave.ops import variable_scope as vs
 from tensorweave.ops.partitioned_variables import (
     PartitionedVariable,
     SaveSliceInfo,
-    create_partitioned_variables,
     fixed_size_partitioner,
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
+from tensorweave.ops.variable_scope import create_partitioned_variables
 from tensorweave.training import checkpoint_management as cm
 from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.saver import Saver

@@ -1,16 +1,55 @@
-"""Meta-tests over the op and kernel registries (design.md section 6): every op module and
-kernel module imports, and every registered op has a CPU kernel."""
+"""Meta-tests over the op, kernel and gradient registries (design.md section 6): every op
+module and kernel module imports, every registered op has a CPU kernel (or is listed below
+as graph-only), and every op has a gradient function or an explicit `no_gradient`."""
 
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
 
 import tensorweave  # registers the public ops and kernels
+import tensorweave.framework.op_defs
 import tensorweave.kernels
 import tensorweave.ops
 from tensorweave.framework.op_def import op_def_registry
 from tensorweave.kernels.registry import has_kernel
+from tensorweave.ops.gradient_registry import gradient_registry
+
+# Ops that only ever appear in graphs that are rewritten before they run (none today). An
+# op listed here must not have a CPU kernel, so the list cannot go stale.
+GRAPH_ONLY_OPS: frozenset[str] = frozenset()
+
+# What a fresh interpreter registers by `import tensorweave` alone (test modules register
+# their own `_Test*` ops in this process, so the checks below use the fresh snapshot).
+_SNAPSHOT = """
+import json, tensorweave
+from tensorweave.framework.op_def import op_def_registry
+from tensorweave.kernels.registry import has_kernel
+from tensorweave.ops.gradient_registry import gradient_registry
+print(json.dumps({
+    "ops": sorted(op_def_registry),
+    "kernels": sorted(o for o in op_def_registry if has_kernel(o, "CPU")),
+    "grads": sorted(gradient_registry),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict[str, set[str]]:
+    out = subprocess.run(
+        [sys.executable, "-c", _SNAPSHOT], capture_output=True, text=True, timeout=120, check=True
+    )
+    return {k: set(v) for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
+
+
+def _ours(names: Any) -> set[str]:
+    return {n for n in names if not n.startswith("_Test")}
 
 
 def _import_all(package) -> dict[str, str]:
@@ -24,13 +63,43 @@ def _import_all(package) -> dict[str, str]:
     return failures
 
 
-_IMPORT_FAILURES = {**_import_all(tensorweave.ops), **_import_all(tensorweave.kernels)}
+_IMPORT_FAILURES = {
+    **_import_all(tensorweave.ops),
+    **_import_all(tensorweave.kernels),
+    **_import_all(tensorweave.framework.op_defs),
+}
 
 
 def test_every_op_and_kernel_module_imports():
     assert not _IMPORT_FAILURES, f"modules that fail to import: {_IMPORT_FAILURES}"
 
 
-def test_every_registered_op_has_a_cpu_kernel():
-    missing = sorted(op for op in op_def_registry if not has_kernel(op, "CPU"))
+def test_every_registered_op_has_a_cpu_kernel(fresh):
+    missing = sorted(fresh["ops"] - fresh["kernels"] - GRAPH_ONLY_OPS)
     assert not missing, f"{len(missing)} registered ops have no CPU kernel: {missing}"
+
+
+def test_graph_only_ops_are_registered_and_have_no_kernel(fresh):
+    stale = sorted(GRAPH_ONLY_OPS - (fresh["ops"] - fresh["kernels"]))
+    assert not stale, f"GRAPH_ONLY_OPS entries that are unknown or have a kernel: {stale}"
+
+
+def test_every_registered_op_has_a_gradient_or_no_gradient(fresh):
+    missing = sorted(fresh["ops"] - fresh["grads"])
+    assert not missing, (
+        f"{len(missing)} ops have neither a gradient function nor `no_gradient`: {missing}"
+    )
+
+
+def test_every_gradient_is_for_a_registered_op(fresh):
+    unknown = sorted(fresh["grads"] - fresh["ops"])
+    assert not unknown, f"gradients registered for unknown op types: {unknown}"
+
+
+def test_import_tensorweave_alone_registers_everything(fresh):
+    # Importing every module of ops/, kernels/ and framework/op_defs in this process must
+    # register nothing that `import tensorweave` alone did not (no registration hides
+    # behind a lazy namespace such as `tf.nn` or `tf.train`, or in an unlisted module).
+    assert _ours(op_def_registry) == fresh["ops"]
+    assert _ours(o for o in op_def_registry if has_kernel(o, "CPU")) == fresh["kernels"]
+    assert _ours(gradient_registry) == fresh["grads"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 import tensorweave as tf
+from tensorweave.testing.threads import wait_until
 from tensorweave.training import basic_session_run_hooks as hooks_lib
 from tensorweave.training import training_util
 from tensorweave.training.monitored_session import MonitoredTrainingSession
@@ -52,10 +52,14 @@ def _hook_of(session, cls):
 
 def _run_until(session, op, condition, timeout_s=30.0):
     """Runs `op` until `condition()` holds (a hook's timer fired); bounded by `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached"
+
+    def step() -> bool:
+        if condition():
+            return True
         session.run(op)
+        return False
+
+    wait_until(step, timeout_s, poll_s=0, what="the hook's condition")
 
 
 def test_saving_restoring_checkpoint(tmp_path):

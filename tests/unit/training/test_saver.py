@@ -346,11 +346,6 @@ def test_remove_checkpoint_and_meta_filename(tmp_path):
 
 
 def test_reshape_restore(tmp_path):
-    from tensorweave.kernels.registry import has_kernel
-    from tensorweave.ops import array_ops
-
-    if not hasattr(array_ops, "reshape") or not has_kernel("Reshape"):
-        pytest.skip("Saver(reshape=True) needs tf.reshape and its kernel")
     with tf.Graph().as_default():
         v = tf.Variable(np.arange(6, dtype=np.float32), name="v")
         with tf.Session() as sess:
