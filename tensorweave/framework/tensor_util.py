@@ -150,6 +150,8 @@ def make_ndarray(proto: Any) -> np.ndarray:
     if not dt.is_numpy_compatible:
         raise TypeError(f"Cannot convert a TensorProto of dtype {dt.name} to an ndarray.")
     npt = dt.as_numpy_dtype
+    if dt is dtypes.string and proto.tensor_content:
+        return decode_string_list(proto.tensor_content, n).reshape(shape)
     if proto.tensor_content:
         arr = np.frombuffer(proto.tensor_content, dtype=np.dtype(npt).newbyteorder("<"))
         return arr.astype(npt).reshape(shape)
@@ -165,6 +167,37 @@ def make_ndarray(proto: Any) -> np.ndarray:
     else:
         arr = np.array(field, dtype=npt)
     return _pad(arr, n, npt).reshape(shape)
+
+
+def decode_string_list(content: bytes, n: int) -> np.ndarray:
+    """The strings (object [n] of bytes) of a string tensor's `tensor_content`.
+
+    TensorFlow's C++ runtime (`port::EncodeStringList`) writes the `n` lengths as varint32s,
+    then the strings' bytes back to back.
+
+    Raises:
+      ValueError: if `content` does not hold exactly `n` strings.
+    """
+    lengths, pos = [], 0
+    for _ in range(n):
+        value = shift = 0
+        while True:
+            if pos >= len(content) or shift > 28:
+                raise ValueError(f"string tensor_content too short for {n} lengths")
+            b = content[pos]
+            pos += 1
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+        lengths.append(value)
+    if pos + sum(lengths) != len(content):
+        raise ValueError(f"string tensor_content of {len(content)} bytes does not hold {n} strings")
+    out = np.empty(n, dtype=object)
+    for i, length in enumerate(lengths):
+        out[i] = bytes(content[pos : pos + length])
+        pos += length
+    return out
 
 
 def _pad(arr: np.ndarray, n: int, npt: Any) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.framework.tensor_util import decode_string_list, make_ndarray
 from tensorweave.protos import tensor_pb2, transport_pb2
 
 INLINE_LIMIT_BYTES = 1 << 20
@@ -65,6 +66,11 @@ def decode(proto: Any) -> np.ndarray:
       DataLossError: if the content size does not match dtype and shape.
     """
     shape = tuple(d.size for d in proto.tensor_shape.dim)
+    if proto.dtype == _STRING and proto.tensor_content:  # TF's C++ encoding
+        try:
+            return decode_string_list(proto.tensor_content, math.prod(shape)).reshape(shape)
+        except ValueError as e:
+            raise errors.DataLossError(None, None, str(e)) from None
     if proto.dtype == _STRING:
         arr = np.empty(len(proto.string_val), dtype=object)
         arr[:] = list(proto.string_val)
@@ -78,8 +84,6 @@ def decode(proto: Any) -> np.ndarray:
                 None, None, f"Tensor content of {arr.size} elements does not match shape {shape}"
             )
         return arr.reshape(shape)
-    from tensorweave.framework.tensor_util import make_ndarray
-
     return make_ndarray(proto)
 
 
