@@ -54,6 +54,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--color", choices=("auto", "always", "never"), default="auto",
         help="colour the task prefixes (auto: when stdout is a terminal)",
     )  # fmt: skip
+    p.add_argument(
+        "--netns", choices=("per-task", "per-job"), default=None,
+        help="run the tasks in network namespaces as stand-in hosts (root only): a host "
+        "per task, or the ps tasks on one host and the workers on another",
+    )  # fmt: skip
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
     p.set_defaults(func=run)
 
@@ -64,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     from tensorweave.deploy.plan import format_dry_run, plan_cluster
 
     color = {"auto": None, "always": True, "never": False}[args.color]
+    if args.netns:
+        return _run_in_namespaces(args, color)
     try:
         if args.dry_run:
             plan = plan_cluster(
@@ -77,6 +84,32 @@ def run(args: argparse.Namespace) -> int:
             grace_secs=args.grace_secs,
         )  # fmt: skip
     except ValueError as e:
+        print(f"tensorweave launch: {e}", file=sys.stderr)
+        return 2
+    return result.returncode
+
+
+def _run_in_namespaces(args: argparse.Namespace, color: bool | None) -> int:
+    """`tensorweave launch --netns LAYOUT`: the tasks in network namespaces (`deploy.netns`)."""
+    from tensorweave.deploy import netns
+    from tensorweave.deploy.launcher import run_plan
+    from tensorweave.deploy.plan import format_dry_run
+
+    ok, why = netns.available()
+    if not ok:
+        print(f"tensorweave launch: --netns is unavailable here: {why}", file=sys.stderr)
+        return 2
+    try:
+        count = netns.host_count(args.netns, args.ps, args.workers)
+        with netns.Hosts(count) as hosts:
+            plan = netns.plan_in_hosts(
+                args.argv, args.ps, args.workers, hosts, args.netns, args.seed_flags
+            )
+            if args.dry_run:
+                sys.stdout.write(format_dry_run(plan))
+                return 0
+            result = run_plan(plan, stream=sys.stdout, color=color, grace_secs=args.grace_secs)
+    except (ValueError, OSError) as e:
         print(f"tensorweave launch: {e}", file=sys.stderr)
         return 2
     return result.returncode

@@ -1,0 +1,31 @@
+"""`tensorweave launch --netns`: the trainer runs with its ps and workers on separate stand-in
+hosts (network namespaces), which are removed afterwards. Skipped without root."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tensorweave.deploy import netns
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
+
+OK, WHY = netns.available()
+
+
+@pytest.mark.skipif(not OK, reason=f"network namespaces unavailable: {WHY}")
+@pytest.mark.parametrize("layout", ["per-job", "per-task"])
+def test_trainer_across_namespaces(layout, tmp_path):
+    before = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorweave", "launch", "--netns", layout, "--ps", "1",
+         "--workers", "2", "--", sys.executable, "examples/trainer.py", "--train_steps", "300"],
+        capture_output=True, text=True, timeout=360,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("test accuracy") == 2, proc.stdout
+    assert "10.231." in proc.stdout  # the task addresses are the namespaces'
+    after = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert after == before  # everything removed
