@@ -33,8 +33,18 @@ import tensorweave as tf
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess, spec_string
 
+# With `--netns`: the stand-in hosts (ps tasks on host 0, workers on host 1, this client in
+# the root namespace), else None (everything on 127.0.0.1).
+HOSTS: list = [None]
+
 
 def _cluster(num_ps: int, num_workers: int) -> dict[str, list[str]]:
+    hosts = HOSTS[0]
+    if hosts is not None:
+        return {
+            "ps": [f"{hosts.address(0)}:{2222 + i}" for i in range(num_ps)],
+            "worker": [f"{hosts.address(1)}:{2222 + i}" for i in range(num_workers)],
+        }
     return {
         "ps": [f"localhost:{pick_unused_port()}" for _ in range(num_ps)],
         "worker": [f"localhost:{pick_unused_port()}" for _ in range(num_workers)],
@@ -43,8 +53,13 @@ def _cluster(num_ps: int, num_workers: int) -> dict[str, list[str]]:
 
 def _start(cluster: dict[str, list[str]]) -> list[ServerProcess]:
     spec = spec_string(cluster)
-    return [ServerProcess(spec, job, i) for job, addrs in cluster.items()
-            for i in range(len(addrs))]
+    hosts = HOSTS[0]
+
+    def prefix(job: str) -> tuple[str, ...]:
+        return () if hosts is None else tuple(hosts.command(0 if job == "ps" else 1, []))
+
+    return [ServerProcess(spec, job, i, argv_prefix=prefix(job))
+            for job, addrs in cluster.items() for i in range(len(addrs))]
 
 
 def _stop(procs: list[ServerProcess]) -> None:
@@ -167,8 +182,26 @@ def main() -> None:
                         help="also measure the read and transfers through gRPC alone")
     parser.add_argument("--training", action="store_true", help="also run training workloads")
     parser.add_argument("--train-steps", type=int, default=1000)
+    parser.add_argument("--netns", action="store_true",
+                        help="cross-host: ps and workers in two network namespaces (root)")
     args = parser.parse_args()
-    result: dict = {"benchmark": "cluster", "startup_s": bench_startup(args.reps)}
+    if not args.netns:
+        run(args)
+        return
+    from tensorweave.deploy import netns
+
+    ok, why = netns.available()
+    if not ok:
+        raise SystemExit(f"--netns unavailable: {why}")
+    with netns.Hosts(2) as hosts:
+        HOSTS[0] = hosts
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Runs the workloads and prints the JSON record."""
+    result: dict = {"benchmark": "cluster", "cross_host": HOSTS[0] is not None,
+                    "startup_s": bench_startup(args.reps)}
     cluster = _cluster(1, 2)
     procs = _start(cluster)
     try:

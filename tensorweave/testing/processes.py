@@ -47,13 +47,15 @@ class ServerProcess:
     """
 
     def __init__(
-        self, cluster_spec: str, job_name: str, task_index: int, env: dict[str, str] | None = None
+        self, cluster_spec: str, job_name: str, task_index: int, env: dict[str, str] | None = None,
+        argv_prefix: tuple[str, ...] = (),
     ):
         self.cluster_spec = cluster_spec
         self.job_name = job_name
         self.task_index = task_index
         self.info: dict[str, Any] = {}
         cmd = [
+            *argv_prefix,  # e.g. `ip netns exec <host>` (deploy.netns)
             sys.executable,
             "-m",
             "tensorweave",
