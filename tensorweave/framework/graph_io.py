@@ -10,6 +10,11 @@ from typing import Any
 
 from tensorweave.framework import attr_value
 from tensorweave.framework import graph as graph_mod
+from tensorweave.framework.graph_export import (  # noqa: F401  (also importable from here)
+    attr_kind,
+    graph_to_graph_def,
+    node_def_of,
+)
 from tensorweave.framework.op_def import op_def_registry
 from tensorweave.framework.operation import Operation, Tensor
 

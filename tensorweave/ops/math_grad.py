@@ -12,17 +12,12 @@ TensorFlow wraps several gradients in `control_dependencies([grad])` only to del
 computation on GPUs; that scheduling hint is omitted.
 
 The rules live by concept in `math_grad_common` (shared helpers, broadcasting),
-`math_grad_binary`, `math_grad_unary` and `math_grad_reduction`; importing this module
-registers all of them.
+`math_grad_binary`, `math_grad_unary` and `math_grad_reduction` (registered by importing
+`tensorweave.ops`); this module keeps `static_reduction_indices` at TF's address.
 """
 
 from __future__ import annotations
 
-from tensorweave.ops import (  # noqa: F401  (registers the gradients)
-    math_grad_binary,
-    math_grad_reduction,
-    math_grad_unary,
-)
 from tensorweave.ops.math_grad_common import static_reduction_indices
 
 __all__ = ["static_reduction_indices"]

@@ -1,7 +1,7 @@
 """Gradients of the binary math ops: arithmetic, `Maximum`/`Minimum`, `Atan2`, matmul.
 
 Also declares the math ops that have no gradient (comparisons, logic, `ArgMax`...).
-Follows TensorFlow's `math_grad.py`; imported (for its registrations) by `math_grad`.
+Follows TensorFlow's `math_grad.py`; registered by importing `tensorweave.ops`.
 """
 
 from __future__ import annotations

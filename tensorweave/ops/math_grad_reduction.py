@@ -1,6 +1,6 @@
 """Gradients of the reductions, `AddN`, segment sums and cumulative ops.
 
-Follows TensorFlow's `math_grad.py`; imported (for its registrations) by `math_grad`.
+Follows TensorFlow's `math_grad.py`; registered by importing `tensorweave.ops`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Gradients of the unary math ops, of their `*Grad` helper ops, and of casts and checks.
 
-Follows TensorFlow's `math_grad.py`; imported (for its registrations) by `math_grad`.
+Follows TensorFlow's `math_grad.py`; registered by importing `tensorweave.ops`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ import tensorweave.framework.op_defs.array_index  # noqa: F401
 import tensorweave.framework.op_defs.array_join  # noqa: F401
 import tensorweave.framework.op_defs.array_shape  # noqa: F401
 import tensorweave.framework.op_defs.constant  # noqa: F401
-import tensorweave.framework.op_defs.control_flow  # noqa: F401
 import tensorweave.framework.op_defs.cwise_binary  # noqa: F401
 import tensorweave.framework.op_defs.cwise_unary  # noqa: F401
 import tensorweave.framework.op_defs.data_flow  # noqa: F401
@@ -25,6 +24,7 @@ import tensorweave.framework.op_defs.logging  # noqa: F401
 import tensorweave.framework.op_defs.matmul  # noqa: F401
 import tensorweave.framework.op_defs.nn  # noqa: F401
 import tensorweave.framework.op_defs.nn_conv  # noqa: F401
+import tensorweave.framework.op_defs.no_op  # noqa: F401
 import tensorweave.framework.op_defs.random  # noqa: F401
 import tensorweave.framework.op_defs.reduction  # noqa: F401
 import tensorweave.framework.op_defs.resource_variable  # noqa: F401

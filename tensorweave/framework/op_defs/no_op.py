@@ -1,4 +1,4 @@
-"""Control-flow op definitions: NoOp.
+"""The NoOp op definition.
 
 Follows TensorFlow's `core/ops/no_op.cc` (op types, input/attr names and defaults).
 """
