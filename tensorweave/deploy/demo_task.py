@@ -129,8 +129,6 @@ def _traced_step(tf: Any, sess: Any, fetches: list, feed: dict, path: str) -> An
 
 def _finish(tf: Any, args: Any, m: dict, ds: Any, server: Any, index: int, steps: int,
             seconds: float, loss: float, is_chief: bool, events: str) -> None:
-    from tensorweave.distributed.transfer_stats import STATS
-
     with tf.Session(server.target, config=tf.ConfigProto(
             device_filters=["/job:ps", f"/job:worker/task:{index}"])) as sess:
         acc = float(sess.run(m["accuracy"], {m["x"]: ds.x_test, m["y"]: ds.y_test}))
@@ -140,7 +138,7 @@ def _finish(tf: Any, args: Any, m: dict, ds: Any, server: Any, index: int, steps
             tag="test_accuracy", simple_value=acc)])
         writer.add_summary(summary, args.steps)
         writer.close()
-    sent, received = STATS.totals()
+    sent, received = server.runtime.stats.totals()
     emit("done", task=index, steps=steps, seconds=seconds, loss=loss, test_accuracy=acc,
          bytes_sent=sent, bytes_received=received, data=ds.name)
 

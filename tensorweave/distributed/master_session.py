@@ -20,10 +20,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
-from tensorweave.distributed.interfaces import RunGraphCall
-from tensorweave.distributed.transfer_stats import STATS
-from tensorweave.distributed.transfer_stats import nbytes as _nbytes
-from tensorweave.distributed.worker import Worker
+from tensorweave.distributed.interfaces import RunGraphCall, WorkerInterface
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
@@ -95,7 +92,7 @@ def find_devices(cache: Any, tasks: list[str], timeout_s: float | None) -> dict[
 @dataclasses.dataclass
 class _Part:
     task: str
-    worker: Any
+    worker: WorkerInterface
     graph_handle: str
     feed_keys: dict[str, str]  # tensor -> key
     fetch_keys: dict[str, str]  # tensor -> key
@@ -216,7 +213,7 @@ class MasterSession:
         (a same-host task with a local socket; see `transport.step_stream`)."""
         if task == self._client_task:
             return False
-        return bool(getattr(self._cache.get(task), "streams_locally", False))
+        return self._cache.get(task).streaming is not None
 
     # --------------------------------------------------------------- running
     def run(self, feeds: dict[str, Any], fetches: list[str], targets: list[str],
@@ -236,9 +233,6 @@ class MasterSession:
             recvs = results[part.task].recvs
             for tensor, key in part.fetch_keys.items():
                 values[tensor] = recvs[key]
-            if not isinstance(part.worker, Worker):
-                STATS.add(sent=_nbytes(feeds[t] for t in part.feed_keys),
-                          received=_nbytes(recvs.values()))
         if run_metadata is not None:
             self._fill_metadata(parts, results, trace, options, run_metadata)
         return [feeds[f] if f in feeds else values[f] for f in fetches]
@@ -258,7 +252,7 @@ class MasterSession:
             streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline, step)
             call = self._call(inline, feeds, step_id, trace, deadline, step)
             call.streams = {p.task: run.conn for p, run in streamed} or None
-            if not isinstance(inline.worker, Worker):
+            if not inline.worker.in_process:
                 step.cancellation.register(
                     lambda err, w=inline.worker: w.cleanup_graph(step_id))
             try:
@@ -291,13 +285,13 @@ class MasterSession:
         applies (the inline partition runs on this process's worker; see
         `transport.step_stream`), else on a worker thread. Returns the streamed ones."""
         streamed = []
-        stream_to = inline.task if self._streams and isinstance(inline.worker, Worker) else None
+        stream_to = inline.task if self._streams and inline.worker.in_process else None
         for part in parts:
             if part is inline:
                 continue
             call = self._call(part, feeds, step_id, trace, deadline, step)
-            start = getattr(part.worker, "start_streamed", None) if stream_to else None
-            run = start(call, stream_to) if start is not None else None
+            streaming = part.worker.streaming if stream_to else None
+            run = streaming.start_streamed(call, stream_to) if streaming is not None else None
             if run is not None:
                 streamed.append((part, run))
                 cancel = lambda err, w=part.worker: w.cleanup_graph(step_id)  # noqa: E731
@@ -310,7 +304,7 @@ class MasterSession:
                      deadline: float | None, step_id: int) -> dict[str, Any]:
         """The common one-partition step, without the fan-out bookkeeping."""
         cancellation = CancellationManager()
-        if not isinstance(part.worker, Worker):
+        if not part.worker.in_process:
             cancellation.register(lambda err: part.worker.cleanup_graph(step_id))
         token = self._cancel.register(cancellation.start_cancel)
         if token is None:
@@ -343,7 +337,7 @@ class MasterSession:
     def _inline_part(self, parts: list[_Part]) -> _Part:
         """The partition run in the calling thread: the client's own in-process task if
         any, else another in-process one, else a remote one (a blocking RPC)."""
-        local = [p for p in parts if isinstance(p.worker, Worker)]
+        local = [p for p in parts if p.worker.in_process]
         for p in local:
             if p.task == self._client_task:
                 return p

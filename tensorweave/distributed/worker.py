@@ -17,10 +17,14 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
-from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
-from tensorweave.distributed.transfer_stats import STATS, nbytes
-from tensorweave.distributed.transport import shm
-from tensorweave.distributed.transport.step_stream import StreamPump
+from tensorweave.distributed.interfaces import (
+    Canceller,
+    Done,
+    RunGraphCall,
+    RunGraphResult,
+    StepStreamPump,
+    WorkerTransfers,
+)
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
 from tensorweave.framework.resource_mgr import ResourceMgr
@@ -32,7 +36,6 @@ from tensorweave.runtime.executor import StepStatsCollector
 _UNDO_KEEP_S = 10.0
 _KEY_CACHE_SIZE = 4096
 _UNDO_KEEP_BYTES = 256 << 20
-_STASH_TTL_S = 120.0
 
 
 class WorkerSession:
@@ -52,9 +55,16 @@ class Worker:
       job: the job name (also the default resource container).
       task: the task index.
       worker_cache: resolves peer task names to `WorkerInterface`s (set by the server).
+      transfers: the transport-owned state the server gives it (`WorkerTransfers`: stash of
+        large tensors, /dev/shm outbox, step stream pumps); None for a worker that only
+        in-process callers reach.
     """
 
-    def __init__(self, job: str, task: int, worker_cache: Any = None):
+    in_process = True
+    streaming = None
+
+    def __init__(self, job: str, task: int, worker_cache: Any = None,
+                 transfers: WorkerTransfers | None = None):
         self.job = job
         self.task = task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
@@ -74,10 +84,7 @@ class Worker:
             max_workers=64, thread_name_prefix=f"worker-{job}-{task}"
         )
         self._stopped = False
-        self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
-        # NOTE: tensors handed to co-located peers as /dev/shm files that they have not
-        # read yet (see transport.shm); unlinked after a TTL and on stop.
-        self.shm_outbox = shm.Outbox()
+        self.transfers = transfers
         self._key_sources: dict[str, tuple[str, int]] = {}
         self._running: dict[int, list[CancellationManager]] = {}
 
@@ -210,7 +217,7 @@ class Worker:
             for task, keys in graph.recv_groups:
                 if not call.streams or task not in call.streams:
                     self._start_remote_recv(task, step_id, keys, rdv, ctx)
-            feeds = [self._feed(call, rdv, k) for k in graph.feed_keys]
+            feeds = [self._feed(call, k) for k in graph.feed_keys]
             stats = StepStatsCollector(self.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
             if pump is not None:
@@ -237,12 +244,20 @@ class Worker:
         )
 
     def _attach_streams(self, call: RunGraphCall, graph: RegisteredGraph, rdv: Any,
-                        ctx: StepContext) -> StreamPump:
+                        ctx: StepContext) -> StepStreamPump:
         """The pump of the call's step streams: values to and from their tasks travel on
         them. A plan that waits in its own thread reads them itself (and batches its
-        sends per peer); any other plan gets a reader on the pool."""
+        sends per peer); any other plan gets a reader on the pool.
+
+        Raises:
+          UnimplementedError: this worker was given no transport that streams.
+        """
+        if self.transfers is None or self.transfers.open_pump is None:
+            raise errors.UnimplementedError(
+                None, None, f"{self.task_name} has no transport for step streams")
         inline = graph.plan.waits_in_own_thread(call.record_timeline)
-        pump = StreamPump(rdv, ctx.cancellation, ctx.deadline, call.stream_server)
+        pump = self.transfers.open_pump(rdv, ctx.cancellation, ctx.deadline,
+                                        call.stream_server)
         for task, conn in call.streams.items():
             pump.attach(conn, task, graph.recv_keys.get(task, []),
                         graph.send_keys.get(task, []), batch=inline)
@@ -252,44 +267,20 @@ class Worker:
             pump.start_background(self._pool)
         return pump
 
-    def _feed(self, call: RunGraphCall, rdv: Any, key: str) -> Any:
-        if key in call.sends:
-            return call.sends[key]
-        # NOTE: large feeds are pushed into the stash before RunGraph.
-        return self.take_stashed(call.step_id, key)
-
-    def stash(self, step_id: int, key: str, value: Any) -> None:
-        """Keeps a large tensor until a stream pulls it (or for `_STASH_TTL_S` seconds)."""
-        now = time.monotonic()
-        with self._lock:
-            if len(self._stash) % 64 == 63:
-                for k in [k for k, (t, _) in self._stash.items() if now - t > _STASH_TTL_S]:
-                    del self._stash[k]
-            self._stash[(step_id, key)] = (now, value)
-
-    def take_stashed(self, step_id: int, key: str) -> Any:
-        """Removes and returns a stashed tensor, or one this worker handed over as a shared
-        memory file that its receiver could not read (the receiver's fallback).
+    def _feed(self, call: RunGraphCall, key: str) -> Any:
+        """A feed of `call`: in the call, or (large feeds) pushed into the transport's
+        stash before it.
 
         Raises:
-          NotFoundError: if nothing is stashed under (step_id, key).
+          NotFoundError: if it is in neither.
         """
-        with self._lock:
-            entry = self._stash.pop((step_id, key), None)
-        if entry is not None:
-            return entry[1]
-        msg = self.shm_outbox.take((step_id, key))
-        if msg is not None:
-            try:
-                return shm.read(msg)
-            except shm.ShmError as e:
-                shm.unlink(msg)
-                raise errors.DataLossError(
-                    None, None, f"Tensor {key} of step {step_id} on {self.task_name} was "
-                    f"lost: {e}") from None
-        raise errors.NotFoundError(
-            None, None, f"No tensor {key} of step {step_id} on {self.task_name}"
-        )
+        if key in call.sends:
+            return call.sends[key]
+        value = self.transfers.stash.take(call.step_id, key) if self.transfers else None
+        if value is None:
+            raise errors.NotFoundError(
+                None, None, f"No tensor {key} of step {call.step_id} on {self.task_name}")
+        return value
 
     def _start_remote_recv(self, task: str, step_id: int, keys: list[str], rdv: Any,
                            ctx: StepContext) -> None:
@@ -300,8 +291,6 @@ class Worker:
                 rdv.abort(error)
                 ctx.cancellation.start_cancel(error)
                 return
-            if not isinstance(peer, Worker):
-                STATS.add(received=nbytes(values))
             try:
                 for k, v in zip(keys, values):
                     rdv.send(k, v)
@@ -340,8 +329,6 @@ class Worker:
 
         def deliver(values: Any, error: Any) -> None:
             self.rendezvous.maybe_release(step_id)
-            if error is None:
-                STATS.add(sent=nbytes(values))
             done(values, error)
 
         waiter = rdv.recv_many_async(keys, deliver)
@@ -412,5 +399,6 @@ class Worker:
             cancellation.start_cancel(error)
         self.rendezvous.abort_all(error)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self.shm_outbox.close()
+        if self.transfers is not None:
+            self.transfers.close()
 

@@ -23,7 +23,7 @@ only). Only peers running as the same user are served (`SO_PEERCRED`), as with t
 
 Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER` idle
 connections per peer and checks an idle one is still open before reusing it. A streamed
-`RunGraph` (`step_stream.STREAMED_METHOD`) also carries tensor frames both ways before
+`RunGraph` (`methods.STREAMED_RUN_GRAPH`) also carries tensor frames both ways before
 its answer; its connections are pooled apart (`open_stream`/`release_stream`).
   request:  u32 method length, u32 0, f64 timeout in seconds (< 0: none), u64 payload
             length, method path (UTF-8), payload (a serialized request message)
@@ -51,8 +51,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorweave import errors
+from tensorweave.distributed.transport.methods import STREAMED_RUN_GRAPH
 from tensorweave.distributed.transport.status import error_from_status
-from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
 from tensorweave.distributed.transport.stream_conn import (
     KIND_RESPONSE,
     StreamClosed,
@@ -243,7 +243,7 @@ class LocalRpcServer:
                 rest = _recv_exact(conn, method_len + payload_len)
                 method = bytes(rest[:method_len]).decode()
                 payload = bytes(rest[method_len:])
-                streamed = method == STREAMED_METHOD and method in self._handlers
+                streamed = method == STREAMED_RUN_GRAPH and method in self._handlers
                 if streamed:
                     if stream is None:
                         stream = StreamConn(conn, "the calling task")
@@ -369,17 +369,16 @@ class LocalRpcClient:
             body = bytes(self._recv(sock, length, deadline))
         except TimeoutError:
             sock.close()
-            raise errors.DeadlineExceededError(
-                None, None, f"Deadline exceeded in a call to {self.task} at {self.address}: "
-                "Deadline Exceeded") from None
+            raise error_from_status(errors.DEADLINE_EXCEEDED, "Deadline Exceeded", self.task,
+                                    self.address, method) from None
         except (EOFError, OSError) as e:
             sock.close()
-            raise errors.UnavailableError(
-                None, None, f"{self.task} at {self.address} is unreachable: {e}") from None
+            raise error_from_status(errors.UNAVAILABLE, str(e), self.task, self.address,
+                                    method) from None
         self._release(sock)
         if code:
             raise error_from_status(code, body.decode(errors="replace"), self.task,
-                                    self.address)
+                                    self.address, method)
         return body
 
     @staticmethod

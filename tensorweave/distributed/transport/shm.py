@@ -54,7 +54,6 @@ module that defines it: `SHM_DIR`, `STALE_AGE_S` and `SWEEP_INTERVAL_S` must be 
 
 from __future__ import annotations
 
-import atexit
 import collections
 import errno
 import logging
@@ -62,7 +61,6 @@ import os
 import stat
 import threading
 import time
-import weakref
 from typing import Any
 
 import numpy as np
@@ -245,9 +243,6 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ lifetime
-_outboxes: weakref.WeakSet = weakref.WeakSet()
-
-
 class Outbox:
     """Files an owner wrote that a receiver may not have consumed yet, or gave back.
 
@@ -271,8 +266,6 @@ class Outbox:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._pid = os.getpid()
-        _outboxes.add(self)
 
     def add(self, path: str, msg: Any, key: Any = None) -> None:
         """Records a file written for a receiver (`key` lets `take` find it)."""
@@ -421,6 +414,11 @@ class Outbox:
                     continue
             self.reap()
 
+    @property
+    def closed(self) -> bool:
+        """True once `close` ran."""
+        return self._closed
+
     def close(self) -> None:
         """Unlinks every recorded file and stops the reaper (new `add`s are refused)."""
         with self._cond:
@@ -434,15 +432,6 @@ class Outbox:
             _unlink(path)
             _unlink(path + FREE_SUFFIX)
 
-
-def _close_all() -> None:
-    for box in list(_outboxes):
-        # NOTE: a forked child exiting must not remove its parent's files.
-        if box._pid == os.getpid():
-            box.close()
-
-
-atexit.register(_close_all)
 
 # ------------------------------------------------------------------ per-peer state
 class PeerState:
@@ -472,16 +461,3 @@ class PeerState:
             log.warning("Shared-memory transfer with %s failed (%s); using gRPC streams for "
                         "%.0f s", self.address, why, RETRY_AFTER_S)
         self._off_until = time.monotonic() + RETRY_AFTER_S
-
-
-CLIENT_OUTBOX: Outbox | None = None
-_client_lock = threading.Lock()
-
-
-def client_outbox() -> Outbox:
-    """The `Outbox` of files this process's clients write (feeds, pushed tensors)."""
-    global CLIENT_OUTBOX
-    with _client_lock:
-        if CLIENT_OUTBOX is None:
-            CLIENT_OUTBOX = Outbox()
-        return CLIENT_OUTBOX

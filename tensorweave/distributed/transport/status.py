@@ -21,8 +21,9 @@ def abort(context: Any, error: errors.OpError) -> None:
     context.abort(to_status_code(error), error.message[:16000])
 
 
-def from_rpc_error(e: grpc.RpcError, task: str, address: str) -> errors.OpError:
-    """An `OpError` of the matching class for a failed call to `task`.
+def from_rpc_error(e: grpc.RpcError, task: str, address: str,
+                   method: str = "") -> errors.OpError:
+    """An `OpError` of the matching class for a failed call of `method` to `task`.
 
     Unavailable and deadline errors name the task and address, so a dead peer is easy to
     find (`UnavailableError: /job:ps/replica:0/task:0 at localhost:2222 is unreachable`).
@@ -30,20 +31,28 @@ def from_rpc_error(e: grpc.RpcError, task: str, address: str) -> errors.OpError:
     code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
     details = (e.details() if hasattr(e, "details") else str(e)) or ""
     number = code.value[0] if code is not None else errors.UNKNOWN
-    return error_from_status(number, details, task, address)
+    return error_from_status(number, details, task, address, method)
 
 
-def error_from_status(code: int, details: str, task: str, address: str) -> errors.OpError:
-    """An `OpError` for a call to `task` that ended with canonical status `code` (see
-    `from_rpc_error`; also used by the same-host transport)."""
+def error_from_status(code: int, details: str, task: str, address: str,
+                      method: str = "") -> errors.OpError:
+    """An `OpError` for a call of `method` to `task` that ended with canonical status
+    `code` (see `from_rpc_error`; also used by the same-host transport). The message names
+    the method and the peer's address, unless the peer's own message already does."""
     if code == errors.UNAVAILABLE:
         message = f"{task} at {address} is unreachable: {details}"
     elif code == errors.DEADLINE_EXCEEDED and task not in details:
         message = f"Deadline exceeded in a call to {task} at {address}: {details}"
     elif code == errors.CANCELLED and not details:
         message = f"Call to {task} was cancelled"
+    elif code == errors.UNIMPLEMENTED:
+        message = (f"{task} at {address} does not implement {method or 'the method'}"
+                   + (f": {details}" if details else ""))
     else:
-        message = details
+        name = errors.exception_type_from_error_code(code).__name__
+        message = details or f"{name} without a message"
+    if method and method not in message:
+        message = f"{message} (in {method} to {task} at {address})"
     return errors.make_error(code, message)
 
 

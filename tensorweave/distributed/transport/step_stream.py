@@ -15,7 +15,7 @@ When it applies (`MasterSession._start_parts`): the master runs a partition on i
 set `TensorweaveOptions.disable_step_streams`. Values between two *other* tasks are still
 pulled (`RecvTensors`); `placer.relocate_control_relays` weighs that in.
 
-Protocol (`local_rpc` framing): the caller sends the `STREAMED_METHOD` request (a
+Protocol (`local_rpc` framing): the caller sends the `methods.STREAMED_RUN_GRAPH` request (a
 `RunGraphRequest` whose `tensorweave_stream_task` names the caller's task); then, in
 either direction and in any order, frames `(status 0, KIND_TENSORS, length)` +
 `tensor_frames` body carry the rendezvous values whose source is one end and destination
@@ -51,7 +51,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
-from tensorweave.distributed.transfer_stats import STATS, nbytes
+from tensorweave.distributed.transfer_stats import TransferStats, nbytes
 from tensorweave.distributed.transport import tensor_frames
 from tensorweave.distributed.transport.status import error_from_code, error_from_status
 from tensorweave.distributed.transport.stream_conn import (
@@ -65,7 +65,6 @@ from tensorweave.distributed.transport.stream_conn import (
 )
 from tensorweave.protos import worker_pb2
 
-STREAMED_METHOD = "/tensorweave.grpc.WorkerService/RunGraphStreamed"
 _BACKGROUND_JOIN_S = 5.0
 _END_FRAME = FRAME.pack(0, KIND_END, 0)
 
@@ -97,9 +96,12 @@ class StreamPump:
       deadline: the step's deadline (time.monotonic seconds), or None.
       server: True on the partition's task (reads END frames), False at the caller
         (reads answers).
+      stats: the process's `TransferStats` (bytes streamed), or None.
     """
 
-    def __init__(self, rdv: Any, cancellation: Any, deadline: float | None, server: bool):
+    def __init__(self, rdv: Any, cancellation: Any, deadline: float | None, server: bool,
+                 stats: TransferStats | None = None):
+        self._stats = stats or TransferStats()
         self._rdv = rdv
         self._cancellation = cancellation
         self._deadline = deadline
@@ -158,7 +160,7 @@ class StreamPump:
             conn.send(frame)
         except StreamClosed as e:
             raise errors.UnavailableError(None, None, f"{leg.task} is unreachable: {e}") from None
-        STATS.add(sent=nbytes(v for _, v in items))
+        self._stats.add(sent=nbytes(v for _, v in items))
 
     # --------------------------------------------------------------- reading
     def wants(self, keys: Any) -> bool:
@@ -206,7 +208,7 @@ class StreamPump:
         conn = leg.conn
         if kind == KIND_TENSORS:
             items = tensor_frames.decode(body)
-            STATS.add(received=nbytes(v for _, v in items))
+            self._stats.add(received=nbytes(v for _, v in items))
             for key, value in items:
                 leg.expect.discard(key)
                 self._rdv.send(key, value)

@@ -61,7 +61,7 @@ def test_server_with_local_rpc_disabled_has_no_socket():
         assert server.local_rpc_calls is None
         port = int(server.target.rsplit(":", 1)[1])
         client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", f"localhost:{port}")
-        assert client.call("/tensorflow.grpc.WorkerService/RunGraph", b"", 1.0) is None
+        assert client.call("/tensorflow.WorkerService/RunGraph", b"", 1.0) is None
         g = tf.Graph()
         with g.as_default():
             c = tf.constant(3.0) * 2.0
