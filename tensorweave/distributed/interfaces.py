@@ -45,6 +45,9 @@ class RunGraphCall:
     streams: dict[str, Any] | None = None
     # True on the partition's own task (the stream's server end), False at the caller.
     stream_server: bool = False
+    # Earlier multi-partition steps of the session that succeeded everywhere: the worker
+    # drops their undo logs (the master's "commit"; a failed step gets a rollback instead).
+    committed: list[int] | None = None
 
 
 @dataclasses.dataclass

@@ -21,7 +21,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
 from tensorweave.distributed.interfaces import RunGraphCall, WorkerInterface
-from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
 from tensorweave.runtime.graph_partition import partition
@@ -129,6 +129,8 @@ class MasterSession:
         self._graphs: dict[Any, list[_Part]] = {}
         self._lock = threading.Lock()
         self._cancel = CancellationManager()
+        # task -> successful multi-partition steps not reported to it yet (see `_committed`)
+        self._ended: dict[str, list[int]] = {}
         isolate = bool(config is not None and config.isolate_session_state)
         for task in self._tasks:
             cache.get(task).create_worker_session(handle, None, isolate, client_task)
@@ -276,7 +278,18 @@ class MasterSession:
             self._cancel.deregister(token)
         if step.errors:
             self._abort(parts, step, step_id)
+        with self._lock:
+            for part in parts:
+                self._ended.setdefault(part.task, []).append(step_id)
         return step.results
+
+    def _committed(self, task: str) -> list[int] | None:
+        """The ended steps to report to `task` with its next `RunGraph` (its workers then
+        drop their undo logs: the commit rides on the next call, no message of its own)."""
+        if not self._ended.get(task):
+            return None
+        with self._lock:
+            return self._ended.pop(task, None)
 
     def _start_parts(self, parts: list[_Part], inline: _Part, feeds: dict[str, Any],
                      step_id: int, trace: bool, deadline: float | None,
@@ -313,13 +326,12 @@ class MasterSession:
         call = RunGraphCall(self.handle, part.graph_handle, step_id,
                             {key: feeds[t] for t, key in part.feed_keys.items()},
                             list(part.fetch_keys.values()), trace, timeout, cancellation,
-                            single_partition=True)
+                            single_partition=True, committed=self._committed(part.task))
         try:
             return {part.task: part.worker.run_graph(call)}
         except errors.OpError as e:
             # NOTE: a cancelled step reports why it was cancelled (e.g. Session::Close).
-            if cancellation.is_cancelled and isinstance(
-                    e, errors.CancelledError | errors.AbortedError):
+            if cancellation.is_cancelled and e is not cancellation.error and is_derived(e):
                 raise cancellation.error from e
             raise
         finally:
@@ -332,7 +344,8 @@ class MasterSession:
         step.cancellation.register(child.start_cancel)
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
         return RunGraphCall(self.handle, part.graph_handle, step_id, sends,
-                            list(part.fetch_keys.values()), trace, timeout, child)
+                            list(part.fetch_keys.values()), trace, timeout, child,
+                            committed=self._committed(part.task))
 
     def _inline_part(self, parts: list[_Part]) -> _Part:
         """The partition run in the calling thread: the client's own in-process task if
@@ -434,10 +447,9 @@ class _Step:
             self._event.wait(5.0)
 
     def root_error(self) -> errors.OpError:
-        """The first error that is not a consequence of cancelling the step."""
+        """The first error that is not a consequence of cancelling the step (errors created
+        by a cancellation are marked so where they are made: `cancellation.derived`)."""
         for e in self.errors:
-            derived = isinstance(e, errors.CancelledError) or "cancelled" in e.message.lower() \
-                or "was aborted by the master" in e.message
-            if not derived:
+            if not is_derived(e):
                 return e
         return self.cancellation.error or self.errors[0]

@@ -60,13 +60,18 @@ class LocalServers:
 class ProcessRuntime:
     """Servers, transfer statistics and shared-memory outboxes of one process (or test).
 
+    Args:
+      undo_log_cap_bytes: per worker of this runtime, the most bytes of undo logs kept for
+        steps the master has not ended (see `worker.Worker`).
+
     Attributes:
       servers: started servers by address (`LocalServers`): a session targeting one of
         them talks to it without RPCs.
       stats: bytes this process moved over the wire (`TransferStats`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, undo_log_cap_bytes: int = 256 << 20) -> None:
+        self.undo_log_cap_bytes = undo_log_cap_bytes
         self.servers = LocalServers()
         self.stats = TransferStats()
         self._outboxes: list[shm.Outbox] = []

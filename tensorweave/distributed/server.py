@@ -89,7 +89,8 @@ class Server:
         transfers = WorkerTransfers(Stash(outbox, f"/job:{job}/replica:0/task:{task}"),
                                     outbox, functools.partial(StreamPump,
                                                               stats=self.runtime.stats))
-        self.worker = Worker(job, task, transfers=transfers)
+        self.worker = Worker(job, task, transfers=transfers,
+                             undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
         self._servicer = grpc_server.WorkerServicer(
             self.worker, transfers, lambda: self._server_def, self.runtime.stats)
         self._grpc, self._port = self._bind(host, port)

@@ -7,7 +7,6 @@ they are shared by every session of the task unless the session is isolated.
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import itertools
 import random
@@ -25,17 +24,15 @@ from tensorweave.distributed.interfaces import (
     StepStreamPump,
     WorkerTransfers,
 )
+from tensorweave.framework import cancellation as cancellation_lib
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext, rollback_undo_log
 from tensorweave.runtime.executor import StepStatsCollector
 
-# NOTE: a step's variable writes are kept this long so the master can roll back a step that
-# failed on another task after succeeding here (best effort, bounded in bytes too).
-_UNDO_KEEP_S = 10.0
 _KEY_CACHE_SIZE = 4096
-_UNDO_KEEP_BYTES = 256 << 20
+UNDO_LOG_CAP_BYTES = 256 << 20
 
 
 class WorkerSession:
@@ -58,13 +55,21 @@ class Worker:
       transfers: the transport-owned state the server gives it (`WorkerTransfers`: stash of
         large tensors, /dev/shm outbox, step stream pumps); None for a worker that only
         in-process callers reach.
+      undo_log_cap_bytes: the most bytes of old variable values this worker keeps for the
+        rollback of multi-partition steps the master has not ended yet; a step that would
+        exceed it fails with `ResourceExhaustedError` (its writes here undone).
+
+    A multi-partition step's undo log lives until the master ends the step: committed by
+    a later `RunGraphCall.committed` (or the session's deletion), or rolled back by
+    `cleanup_graph(step_id, rollback=True)`.
     """
 
     in_process = True
     streaming = None
 
     def __init__(self, job: str, task: int, worker_cache: Any = None,
-                 transfers: WorkerTransfers | None = None):
+                 transfers: WorkerTransfers | None = None,
+                 undo_log_cap_bytes: int = UNDO_LOG_CAP_BYTES):
         self.job = job
         self.task = task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
@@ -76,10 +81,10 @@ class Worker:
         self._sessions: dict[str, WorkerSession] = {}
         self._lock = threading.Lock()
         self._graph_ids = itertools.count(1)
-        self._undo: collections.OrderedDict[int, tuple[float, list, int]] = (
-            collections.OrderedDict()
-        )
+        # step id -> (session handle, undo log, bytes of old values it keeps alive)
+        self._undo: dict[int, tuple[str, list, int]] = {}
         self._undo_bytes = 0
+        self._undo_cap = undo_log_cap_bytes
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=64, thread_name_prefix=f"worker-{job}-{task}"
         )
@@ -112,6 +117,8 @@ class Worker:
         """Drops a session (no-op when unknown)."""
         with self._lock:
             sess = self._sessions.pop(session_handle, None)
+            for step_id in [s for s, entry in self._undo.items() if entry[0] == session_handle]:
+                self._undo_bytes -= self._undo.pop(step_id)[2]
         if sess is not None and sess.resource_mgr is not self.resource_mgr:
             sess.resource_mgr.clear()
 
@@ -203,6 +210,8 @@ class Worker:
                 f"worker (\"{self.task_name}\") just restarted.",
             )
         step_id = call.step_id
+        if call.committed:
+            self._commit(call.committed)
         cancellation = call.cancellation or CancellationManager()
         rdv = self.rendezvous.begin_local(step_id)
         deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
@@ -234,9 +243,8 @@ class Worker:
             self.rendezvous.end_local(step_id)
         if not call.single_partition:
             # NOTE: kept for a rollback the master may ask for (another partition failed);
-            # a single-partition step has none, and old values of big variables would
-            # otherwise stay alive for the whole window.
-            self._remember_undo(step_id, ctx.undo_log)
+            # a single-partition step has none.
+            self._remember_undo(step_id, call.session_handle, ctx.undo_log)
         recvs = dict(zip(graph.fetch_keys, values))
         return RunGraphResult(
             {k: recvs[k] for k in call.recv_keys if k in recvs},
@@ -358,11 +366,13 @@ class Worker:
                     self._running.pop(step_id, None)
 
     def cleanup_graph(self, step_id: int, rollback: bool = False) -> None:
-        """Cancels the step's running partitions here, drops its rendezvous, and with
-        `rollback` restores the variables it wrote (the step failed elsewhere)."""
-        error = errors.AbortedError(None, None, f"Step {step_id} was aborted by the master")
+        """Cancels the step's running partitions here and drops its rendezvous; with
+        `rollback` the step has ended in failure: restores the variables it wrote and drops
+        its undo log. Without, the undo log stays for the master's verdict."""
         with self._lock:
             running = list(self._running.get(step_id, []))
+        error = cancellation_lib.derived(
+            errors.AbortedError(None, None, f"Step {step_id} was aborted by the master"))
         for cancellation in running:
             cancellation.start_cancel(error)
         self.rendezvous.cleanup(step_id, error)
@@ -374,20 +384,36 @@ class Worker:
             if entry is not None:
                 rollback_undo_log(entry[1])
 
-    def _remember_undo(self, step_id: int, undo_log: list) -> None:
+    def _commit(self, step_ids: list[int]) -> None:
+        """Drops the undo logs of steps the master ended successfully."""
+        with self._lock:
+            for step_id in step_ids:
+                entry = self._undo.pop(step_id, None)
+                if entry is not None:
+                    self._undo_bytes -= entry[2]
+
+    def _remember_undo(self, step_id: int, session_handle: str, undo_log: list) -> None:
+        """Keeps a step's undo log until the master ends the step.
+
+        Raises:
+          ResourceExhaustedError: keeping it would exceed `undo_log_cap_bytes`; the step's
+            writes here are undone first (the master rolls back the other partitions).
+        """
         if not undo_log:
             return
         size = sum(getattr(old, "nbytes", 0) for _, old, _ in undo_log)
-        now = time.monotonic()
         with self._lock:
-            self._undo[step_id] = (now, undo_log, size)
-            self._undo_bytes += size
-            while self._undo and (
-                self._undo_bytes > _UNDO_KEEP_BYTES or now - next(iter(self._undo.values()))[0]
-                > _UNDO_KEEP_S
-            ):
-                _, (_, _, s) = self._undo.popitem(last=False)
-                self._undo_bytes -= s
+            kept = self._undo_bytes + size <= self._undo_cap
+            if kept:
+                self._undo[step_id] = (session_handle, undo_log, size)
+                self._undo_bytes += size
+        if not kept:
+            rollback_undo_log(undo_log)
+            raise errors.ResourceExhaustedError(
+                None, None,
+                f"{self.task_name} cannot keep the undo log of step {step_id} ({size} bytes): "
+                f"{self._undo_bytes} bytes of other steps the master has not ended yet "
+                f"already use its cap of {self._undo_cap} bytes; the step was rolled back")
 
     def stop(self) -> None:
         """Cancels running steps, including those blocked in queues (server shutdown)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorweave import errors
+from tensorweave.framework.cancellation import derived
 
 Callback = Callable[[Any, Any], None]  # (values or None, error or None)
 
@@ -194,7 +195,7 @@ class RendezvousMgr:
                 if self._created % 256 == 0:
                     stale = self._pop_stale_locked()
         for r in stale:
-            r.abort(errors.AbortedError(None, None, f"Step {r.step_id} abandoned"))
+            r.abort(derived(errors.AbortedError(None, None, f"Step {r.step_id} abandoned")))
         return rdv
 
     def begin_local(self, step_id: int) -> StepRendezvous:

@@ -32,6 +32,7 @@ from tensorweave.distributed.transport import codec, methods, shm
 from tensorweave.distributed.transport.local_rpc import LocalRpcClient
 from tensorweave.distributed.transport.status import (
     error_from_code,
+    error_from_response,
     error_from_status,
     from_rpc_error,
 )
@@ -289,7 +290,7 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the error the response carries.
         """
-        err = error_from_code(resp.status_code, resp.status_error_message)
+        err = error_from_response(resp)
         if err is not None:
             raise err
         recvs = {nt.name: codec.decode(nt.tensor) for nt in resp.recv}
@@ -308,6 +309,7 @@ class GrpcRemoteWorker:
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
             store_errors_in_response_body=True, tensorweave_accept_shm=use_shm,
             tensorweave_single_partition=call.single_partition,
+            tensorweave_committed_step=call.committed or (),
         )
         req.exec_opts.record_timeline = call.record_timeline
         return req

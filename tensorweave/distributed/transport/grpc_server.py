@@ -33,7 +33,7 @@ from tensorweave.distributed.interfaces import RunGraphCall
 from tensorweave.distributed.transfer_stats import nbytes
 from tensorweave.distributed.transport import codec, methods, shm
 from tensorweave.distributed.transport.status import abort
-from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
 SERVER_OPTIONS = [
@@ -200,6 +200,7 @@ class WorkerServicer:
             req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
             req.exec_opts.record_timeline, _time_remaining(context), cancellation,
             req.tensorweave_single_partition, streams, stream_server=True,
+            committed=list(req.tensorweave_committed_step),
         )
         try:
             result = self._w.run_graph(call)
@@ -208,6 +209,7 @@ class WorkerServicer:
                 raise
             resp.status_code = e.error_code
             resp.status_error_message = e.message
+            resp.tensorweave_derived = is_derived(e)
             return resp.SerializeToString()
         use_shm = req.tensorweave_accept_shm and self._shm_allowed()
         for key, value in result.recvs.items():

@@ -7,6 +7,7 @@ from typing import Any
 import grpc
 
 from tensorweave import errors
+from tensorweave.framework.cancellation import derived, is_derived
 
 _BY_INT = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -16,8 +17,15 @@ def to_status_code(error: errors.OpError) -> grpc.StatusCode:
     return _BY_INT.get(error.error_code, grpc.StatusCode.UNKNOWN)
 
 
+# Trailing metadata marking an error status as derived from a step's cancellation.
+DERIVED_METADATA = ("tensorweave-derived", "1")
+
+
 def abort(context: Any, error: errors.OpError) -> None:
-    """Ends a server-side RPC with `error` (raises inside the handler, as gRPC requires)."""
+    """Ends a server-side RPC with `error` (raises inside the handler, as gRPC requires);
+    an error derived from a cancellation says so in the trailing metadata."""
+    if is_derived(error):
+        context.set_trailing_metadata((DERIVED_METADATA,))
     context.abort(to_status_code(error), error.message[:16000])
 
 
@@ -31,11 +39,13 @@ def from_rpc_error(e: grpc.RpcError, task: str, address: str,
     code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
     details = (e.details() if hasattr(e, "details") else str(e)) or ""
     number = code.value[0] if code is not None else errors.UNKNOWN
-    return error_from_status(number, details, task, address, method)
+    trailing = e.trailing_metadata() if hasattr(e, "trailing_metadata") else None
+    return error_from_status(number, details, task, address, method,
+                             DERIVED_METADATA in tuple(trailing or ()))
 
 
 def error_from_status(code: int, details: str, task: str, address: str,
-                      method: str = "") -> errors.OpError:
+                      method: str = "", is_derived_error: bool = False) -> errors.OpError:
     """An `OpError` for a call of `method` to `task` that ended with canonical status
     `code` (see `from_rpc_error`; also used by the same-host transport). The message names
     the method and the peer's address, unless the peer's own message already does."""
@@ -53,7 +63,17 @@ def error_from_status(code: int, details: str, task: str, address: str,
         message = details or f"{name} without a message"
     if method and method not in message:
         message = f"{message} (in {method} to {task} at {address})"
-    return errors.make_error(code, message)
+    err = errors.make_error(code, message)
+    return derived(err) if is_derived_error else err
+
+
+def error_from_response(resp: Any) -> errors.OpError | None:
+    """The error a `RunGraphResponse` carries in its body (None for OK), marked derived
+    when the worker said so (`tensorweave_derived`)."""
+    err = error_from_code(resp.status_code, resp.status_error_message)
+    if err is not None and resp.tensorweave_derived:
+        derived(err)
+    return err
 
 
 def error_from_code(code: int, message: str) -> errors.OpError | None:

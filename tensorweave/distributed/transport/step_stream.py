@@ -53,7 +53,7 @@ from google.protobuf.message import DecodeError
 from tensorweave import errors
 from tensorweave.distributed.transfer_stats import TransferStats, nbytes
 from tensorweave.distributed.transport import tensor_frames
-from tensorweave.distributed.transport.status import error_from_code, error_from_status
+from tensorweave.distributed.transport.status import error_from_response, error_from_status
 from tensorweave.distributed.transport.stream_conn import (
     FRAME,
     KIND_END,
@@ -63,6 +63,7 @@ from tensorweave.distributed.transport.stream_conn import (
     StreamConn,
     wait_any,
 )
+from tensorweave.framework.cancellation import derived
 from tensorweave.protos import worker_pb2
 
 _BACKGROUND_JOIN_S = 5.0
@@ -217,8 +218,8 @@ class StreamPump:
         leg.expect.clear()  # NOTE: they will not come: stop reading for them
         if kind == KIND_END and self._server:
             conn.peer_ended = True
-            raise errors.AbortedError(
-                None, None, f"The caller {leg.task} ended the step before sending {missing}")
+            raise derived(errors.AbortedError(
+                None, None, f"The caller {leg.task} ended the step before sending {missing}"))
         if kind == KIND_RESPONSE and not self._server:
             conn.final = (status, bytes(body))
             if status:
@@ -287,7 +288,7 @@ def _error_in_answer(body: bytes) -> errors.OpError | None:
         resp = worker_pb2.RunGraphResponse.FromString(body)
     except DecodeError:
         return errors.DataLossError(None, None, "Malformed RunGraphResponse")
-    return error_from_code(resp.status_code, resp.status_error_message)
+    return error_from_response(resp)
 
 
 class _ThreadEventFd(threading.local):
