@@ -157,11 +157,16 @@ class TensorStash(Protocol):
 
 
 class StepStreamPump(Protocol):
-    """One partition run's end of its step streams (`transport.step_stream.StreamPump`)."""
+    """One partition run's end of its step streams (`transport.step_stream.StreamPump`);
+    it is the step rendezvous's `ReceiveSource` for the values it carries."""
 
     def attach(self, conn: Any, task: str, recv_keys: list[str], send_keys: list[str],
                batch: bool = True) -> None:
         """Streams `recv_keys` in from `conn`, this partition's `send_keys` out to it."""
+
+    def poll_in_waiting_thread(self) -> None:
+        """Has the thread waiting for the step's values read the streams (polled by the
+        step rendezvous)."""
 
     def start_background(self, pool: Any) -> None:
         """Reads the streams on a `pool` thread (for plans that do not read them)."""

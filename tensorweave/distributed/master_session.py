@@ -241,9 +241,11 @@ class MasterSession:
 
     def _execute(self, parts: list[_Part], feeds: dict[str, Any], trace: bool,
                  deadline: float | None) -> dict[str, Any]:
+        """Runs one step: every partition but one started (streamed or on worker
+        threads), one run in this thread (`_inline_part`), then the answers collected.
+        A failed step is rolled back on the partitions that succeeded; a successful
+        multi-partition step is committed with the next call to each task."""
         step_id = random.getrandbits(56) | 1
-        if len(parts) == 1:
-            return self._execute_one(parts[0], feeds, trace, deadline, step_id)
         step = _Step(len(parts))
         token = self._cancel.register(step.cancellation.start_cancel)
         if token is None:
@@ -257,31 +259,39 @@ class MasterSession:
             if not inline.worker.in_process:
                 step.cancellation.register(
                     lambda err, w=inline.worker: w.cleanup_graph(step_id))
-            try:
-                result = inline.worker.run_graph(call)
-            except errors.OpError as e:
-                step.done_fn(inline)(None, e)
-            else:
-                step.done_fn(inline)(result, None)
-            finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
-            for part, run in streamed:
-                try:
-                    result = run.finish(finish_by)
-                except errors.OpError as e:
-                    step.done_fn(part)(None, e)
-                else:
-                    step.done_fn(part)(result, None)
-            step.wait(deadline)
+            self._collect(step, inline, call, streamed, deadline)
         finally:
             for _, run in streamed:
                 run.abandon()  # NOTE: a no-op once finished (an interrupted step: closed)
             self._cancel.deregister(token)
         if step.errors:
             self._abort(parts, step, step_id)
-        with self._lock:
-            for part in parts:
-                self._ended.setdefault(part.task, []).append(step_id)
+        if len(parts) > 1:
+            with self._lock:
+                for part in parts:
+                    self._ended.setdefault(part.task, []).append(step_id)
         return step.results
+
+    @staticmethod
+    def _collect(step: _Step, inline: _Part, call: RunGraphCall,
+                 streamed: list[tuple[_Part, Any]], deadline: float | None) -> None:
+        """Runs the inline partition, then reads the streamed partitions' answers and
+        waits for the others."""
+        try:
+            result = inline.worker.run_graph(call)
+        except errors.OpError as e:
+            step.done_fn(inline)(None, e)
+        else:
+            step.done_fn(inline)(result, None)
+        finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
+        for part, run in streamed:
+            try:
+                result = run.finish(finish_by)
+            except errors.OpError as e:
+                step.done_fn(part)(None, e)
+            else:
+                step.done_fn(part)(result, None)
+        step.wait(deadline)
 
     def _committed(self, task: str) -> list[int] | None:
         """The ended steps to report to `task` with its next `RunGraph` (its workers then
@@ -313,39 +323,19 @@ class MasterSession:
             step.cancellation.register(cancel)
         return streamed
 
-    def _execute_one(self, part: _Part, feeds: dict[str, Any], trace: bool,
-                     deadline: float | None, step_id: int) -> dict[str, Any]:
-        """The common one-partition step, without the fan-out bookkeeping."""
-        cancellation = CancellationManager()
-        if not part.worker.in_process:
-            cancellation.register(lambda err: part.worker.cleanup_graph(step_id))
-        token = self._cancel.register(cancellation.start_cancel)
-        if token is None:
-            raise self._cancel.error
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-        call = RunGraphCall(self.handle, part.graph_handle, step_id,
-                            {key: feeds[t] for t, key in part.feed_keys.items()},
-                            list(part.fetch_keys.values()), trace, timeout, cancellation,
-                            single_partition=True, committed=self._committed(part.task))
-        try:
-            return {part.task: part.worker.run_graph(call)}
-        except errors.OpError as e:
-            # NOTE: a cancelled step reports why it was cancelled (e.g. Session::Close).
-            if cancellation.is_cancelled and e is not cancellation.error and is_derived(e):
-                raise cancellation.error from e
-            raise
-        finally:
-            self._cancel.deregister(token)
-
     def _call(self, part: _Part, feeds: dict[str, Any], step_id: int, trace: bool,
               deadline: float | None, step: _Step) -> RunGraphCall:
         sends = {key: feeds[t] for t, key in part.feed_keys.items()}
-        child = CancellationManager()
-        step.cancellation.register(child.start_cancel)
+        single = step.size == 1
+        if single:
+            cancellation = step.cancellation
+        else:
+            cancellation = CancellationManager()
+            step.cancellation.register(cancellation.start_cancel)
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
         return RunGraphCall(self.handle, part.graph_handle, step_id, sends,
-                            list(part.fetch_keys.values()), trace, timeout, child,
-                            committed=self._committed(part.task))
+                            list(part.fetch_keys.values()), trace, timeout, cancellation,
+                            single_partition=single, committed=self._committed(part.task))
 
     def _inline_part(self, parts: list[_Part]) -> _Part:
         """The partition run in the calling thread: the client's own in-process task if
@@ -357,7 +347,9 @@ class MasterSession:
         return local[0] if local else parts[0]
 
     def _abort(self, parts: list[_Part], step: _Step, step_id: int) -> None:
-        for part in parts:
+        """Rolls back the partitions that succeeded (and stops the others), then raises
+        the step's root error. A one-partition step has nothing to undo elsewhere."""
+        for part in parts if len(parts) > 1 else ():
             ok = part.task in step.results
             try:
                 part.worker.cleanup_graph(step_id, rollback=ok)
@@ -414,6 +406,7 @@ class _Step:
     """Completion bookkeeping of one distributed step."""
 
     def __init__(self, n: int):
+        self.size = n
         self.cancellation = CancellationManager()
         self.results: dict[str, Any] = {}
         self.errors: list[errors.OpError] = []

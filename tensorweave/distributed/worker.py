@@ -270,7 +270,7 @@ class Worker:
             pump.attach(conn, task, graph.recv_keys.get(task, []),
                         graph.send_keys.get(task, []), batch=inline)
         if inline:
-            ctx.pump = pump
+            pump.poll_in_waiting_thread()
         else:
             pump.start_background(self._pool)
         return pump

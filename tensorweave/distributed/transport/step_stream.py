@@ -43,7 +43,6 @@ with EOF (`UnavailableError` naming the task).
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from typing import Any
@@ -108,6 +107,7 @@ class StreamPump:
         self._deadline = deadline
         self._server = server
         self._legs: list[_Leg] = []
+        self._leg_of: dict[str, _Leg] = {}
         self._lock = threading.Lock()
         self._waker: _Waker | None = None
         self._background: threading.Event | None = None
@@ -119,15 +119,21 @@ class StreamPump:
         `send_keys` to it (batched per leg when `batch`, flushed by `flush`)."""
         leg = _Leg(conn, task, batch, recv_keys, send_keys)
         self._legs.append(leg)
-        forward = self._rdv.forward
         for key in send_keys:
-            forward[key] = functools.partial(self.forward, leg, key)
+            self._leg_of[key] = leg
+        self._rdv.route(send_keys, self)
+
+    def poll_in_waiting_thread(self) -> None:
+        """Lets the thread that waits for the step's values read the streams itself
+        (`StepRendezvous.poll`), instead of a background reader."""
+        self._rdv.add_polled(self)
 
     # --------------------------------------------------------------- sending
-    def forward(self, leg: _Leg, key: str, value: Any) -> None:
-        """A `_Send` of `key` to the leg's task (called through the rendezvous). Batched
+    def forward(self, key: str, value: Any) -> None:
+        """A `_Send` of `key` to its leg's task (called through the rendezvous). Batched
         values go out when this thread is about to wait (`flush`), and at the caller also
         once the leg's last key was sent (with the call's END in the same write)."""
+        leg = self._leg_of[key]
         with self._lock:
             leg.pending.append((key, value))
             leg.unsent.discard(key)
@@ -168,7 +174,7 @@ class StreamPump:
         """True when one of `keys` is still to arrive on a stream."""
         return any(k in leg.expect for leg in self._legs for k in keys)
 
-    def step(self) -> None:
+    def poll(self) -> None:
         """Reads one frame from a stream that still owes values (blocking), delivering its
         values into the rendezvous; returns early if the partition was cancelled.
 
@@ -245,7 +251,7 @@ class StreamPump:
         try:
             while (any(leg.expect for leg in self._legs) and not self._stopping
                    and not self._cancellation.is_cancelled):
-                self.step()
+                self.poll()
         except errors.OpError as e:
             self._rdv.abort(e)
         except Exception as e:  # noqa: BLE001  (a reader must never die silently)
@@ -268,10 +274,9 @@ class StreamPump:
             self.flush(final=True)
         except errors.OpError:
             pass  # NOTE: the broken leg reports itself when its answer is read
-        forward = self._rdv.forward
+        self._rdv.remove_polled(self)
         for leg in self._legs:
-            for key in leg.send_keys:
-                forward.pop(key, None)
+            self._rdv.unroute(leg.send_keys)
             if not self._server and not leg.conn.end_sent and not leg.conn.broken:
                 try:
                     leg.conn.send_end()
