@@ -93,13 +93,12 @@ def run_worker(tf: Any, args: argparse.Namespace, cluster: Any, index: int,
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"])
     data = batches(ds, args.batch_size, seed=index)
     steps, t0, last = 0, time.perf_counter(), 0.0
-    # NOTE: a non-chief polls for the chief's initialization every `_recovery_wait_secs`
+    # NOTE: a non-chief polls for the chief's initialization every `recovery_wait_secs`
     # (TensorFlow: 30 s, longer than the whole demo): worker 1 would join only at the end.
-    tf.train.WorkerSessionCreator._recovery_wait_secs = RECOVERY_WAIT_S
     with tf.train.MonitoredTrainingSession(
         master=server.target, is_chief=is_chief, checkpoint_dir=None, hooks=hooks,
         summary_dir=events if is_chief else None, save_summaries_steps=args.log_every,
-        log_step_count_steps=0, config=config,
+        log_step_count_steps=0, config=config, recovery_wait_secs=RECOVERY_WAIT_S,
     ) as sess:
         while not sess.should_stop():
             bx, by = next(data)

@@ -141,6 +141,9 @@ class WorkerInterface(Protocol):
         """Clears resource containers (default: the job's) and the sessions created
         through `master_task`."""
 
+    def close(self) -> None:
+        """Releases the caller's connections to the task (its `WorkerCache` closed)."""
+
 
 class TensorStash(Protocol):
     """Large tensors parked for a later pull or feed, by (step id, rendezvous key)."""

@@ -252,10 +252,15 @@ class MasterSession:
             raise self._cancel.error
         streamed: list[tuple[_Part, Any]] = []
         try:
-            inline = self._inline_part(parts)
-            streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline, step)
+            if len(parts) == 1:
+                inline = parts[0]
+            else:
+                inline = self._inline_part(parts)
+                streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline,
+                                             step)
             call = self._call(inline, feeds, step_id, trace, deadline, step)
-            call.streams = {p.task: run.conn for p, run in streamed} or None
+            if streamed:
+                call.streams = {p.task: run.conn for p, run in streamed}
             if not inline.worker.in_process:
                 step.cancellation.register(
                     lambda err, w=inline.worker: w.cleanup_graph(step_id))
@@ -280,17 +285,18 @@ class MasterSession:
         try:
             result = inline.worker.run_graph(call)
         except errors.OpError as e:
-            step.done_fn(inline)(None, e)
+            step.done(inline, None, e)
         else:
-            step.done_fn(inline)(result, None)
-        finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
-        for part, run in streamed:
-            try:
-                result = run.finish(finish_by)
-            except errors.OpError as e:
-                step.done_fn(part)(None, e)
-            else:
-                step.done_fn(part)(result, None)
+            step.done(inline, result, None)
+        if streamed:
+            finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
+            for part, run in streamed:
+                try:
+                    result = run.finish(finish_by)
+                except errors.OpError as e:
+                    step.done(part, None, e)
+                else:
+                    step.done(part, result, None)
         step.wait(deadline)
 
     def _committed(self, task: str) -> list[int] | None:
@@ -405,6 +411,8 @@ class MasterSession:
 class _Step:
     """Completion bookkeeping of one distributed step."""
 
+    __slots__ = ("size", "cancellation", "results", "errors", "_pending", "_lock", "_event")
+
     def __init__(self, n: int):
         self.size = n
         self.cancellation = CancellationManager()
@@ -412,32 +420,42 @@ class _Step:
         self.errors: list[errors.OpError] = []
         self._pending = n
         self._lock = threading.Lock()
-        self._event = threading.Event()
+        # NOTE: made only when `wait` has to block (a one-partition step never does).
+        self._event: threading.Event | None = None
+
+    def done(self, part: _Part, result: Any, error: Any) -> None:
+        """Records a partition's outcome (`result`, or `error`, which cancels the step)."""
+        with self._lock:
+            if error is not None:
+                self.errors.append(error)
+            else:
+                self.results[part.task] = result
+            self._pending -= 1
+            event = self._event if self._pending == 0 else None
+        if error is not None:
+            self.cancellation.start_cancel(error)
+        if event is not None:
+            event.set()
 
     def done_fn(self, part: _Part) -> Any:
-        def done(result: Any, error: Any) -> None:
-            with self._lock:
-                if error is not None:
-                    self.errors.append(error)
-                else:
-                    self.results[part.task] = result
-                self._pending -= 1
-                finished = self._pending == 0
-            if error is not None:
-                self.cancellation.start_cancel(error)
-            if finished:
-                self._event.set()
-
-        return done
+        """`done` for one partition, as a `Done` callback."""
+        return lambda result, error: self.done(part, result, error)
 
     def wait(self, deadline: float | None) -> None:
+        """Blocks until every partition reported (or the deadline plus a grace passed)."""
+        if self._pending == 0:
+            return  # NOTE: final once 0 (a one-partition step ends in the calling thread)
+        with self._lock:
+            if self._pending == 0:
+                return
+            self._event = event = threading.Event()
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0) + 5.0
-        if not self._event.wait(timeout):
+        if not event.wait(timeout):
             err = errors.DeadlineExceededError(None, None, "Timed out waiting for the step")
             with self._lock:
                 self.errors.append(err)
             self.cancellation.start_cancel(err)
-            self._event.wait(5.0)
+            event.wait(5.0)
 
     def root_error(self) -> errors.OpError:
         """The first error that is not a consequence of cancelling the step (errors created

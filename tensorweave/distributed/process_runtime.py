@@ -1,6 +1,6 @@
 """The distributed runtime state of a process, held by one object instead of module globals:
-the registry of started servers, the transfer counters, and the /dev/shm outboxes of the
-process's clients and workers.
+the registry of started servers, the transfer counters, the /dev/shm outboxes of the
+process's clients and workers, and the cached answers about which addresses are local.
 
 Every `Server` and `Session` takes a `runtime` (default: `default_runtime()`, created at
 import, the only instance a program normally needs). Tests make their own to get a fresh
@@ -17,6 +17,7 @@ from typing import Any
 
 from tensorweave.distributed.transfer_stats import TransferStats
 from tensorweave.distributed.transport import shm
+from tensorweave.distributed.transport.host_locality import HostLocality
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "[::]", ""}
 
@@ -68,12 +69,14 @@ class ProcessRuntime:
       servers: started servers by address (`LocalServers`): a session targeting one of
         them talks to it without RPCs.
       stats: bytes this process moved over the wire (`TransferStats`).
+      host: which peer addresses are on this host (`HostLocality`, cached answers).
     """
 
     def __init__(self, undo_log_cap_bytes: int = 256 << 20) -> None:
         self.undo_log_cap_bytes = undo_log_cap_bytes
         self.servers = LocalServers()
         self.stats = TransferStats()
+        self.host = HostLocality()
         self._outboxes: list[shm.Outbox] = []
         self._client_outbox: shm.Outbox | None = None
         self._lock = threading.Lock()

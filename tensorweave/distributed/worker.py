@@ -415,6 +415,9 @@ class Worker:
                 f"{self._undo_bytes} bytes of other steps the master has not ended yet "
                 f"already use its cap of {self._undo_cap} bytes; the step was rolled back")
 
+    def close(self) -> None:
+        """Nothing to release for an in-process caller (the server stops the worker)."""
+
     def stop(self) -> None:
         """Cancels running steps, including those blocked in queues (server shutdown)."""
         self._stopped = True

@@ -169,8 +169,7 @@ class WorkerCache:
             shared, self._shared = list(self._shared.values()), {}
             workers, self._workers = list(self._workers.values()), {}
         for w in workers:
-            if not w.in_process:
-                w.close()
+            w.close()
         for obj in shared:
             close = getattr(obj, "close", None)
             if close is not None:

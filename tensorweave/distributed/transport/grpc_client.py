@@ -157,9 +157,9 @@ class GrpcRemoteWorker:
         self.task_name = task_name
         self.address = address
         self._stub = _Stub(channel or make_channel(address), task_name, address, local)
-        self._shm = shm.PeerState(address, shared_memory)
-        self.features = PeerFeatures()
         self._runtime = runtime or default_runtime()
+        self._shm = shm.PeerState(address, shared_memory, self._runtime.host)
+        self.features = PeerFeatures()
         self.stats = self._runtime.stats
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()

@@ -11,7 +11,7 @@ that read the request.
 Where it applies: a started `Server` on Linux also listens on the abstract socket
 `\0tensorweave-rpc-<port>` (no file; it vanishes with the process) and serves
 `LOCAL_METHODS` (the per-step worker calls) with the very handlers of its gRPC service.
-A client whose peer address is on this host (`shm.is_local_address`) tries that socket
+A client whose peer address is on this host (`HostLocality.is_local_address`) tries that socket
 first and uses gRPC when it cannot connect (another OS or network namespace, a peer that
 is down or restarting: gRPC then reports it as usual). Control calls (`GetStatus` with
 wait-for-ready, `RegisterGraph`, sessions, tensor streams) always use gRPC. Sessions turn

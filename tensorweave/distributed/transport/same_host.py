@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.distributed.transport import grpc_client, local_rpc, shm
+from tensorweave.distributed.transport import grpc_client, local_rpc
 
 
 def connect(peer: Any) -> Any:
     """A `GrpcRemoteWorker` with a same-host socket for `peer` (a `worker_cache.Peer`) on
     this host, or None (another host, no abstract sockets, or `local_rpc` off)."""
     if not (peer.options.local_rpc and local_rpc.supported()
-            and shm.is_local_address(peer.address)):
+            and peer.runtime.host.is_local_address(peer.address)):
         return None
     return grpc_client.GrpcRemoteWorker(
         peer.task, peer.address, grpc_client.shared_channel(peer),

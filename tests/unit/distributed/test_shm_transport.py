@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tensorweave.distributed.transport import codec, shm, shm_files
+from tensorweave.distributed.transport.host_locality import HostLocality
 from tensorweave.framework import dtypes
 from tensorweave.protos import transport_pb2
 
@@ -208,11 +209,11 @@ def test_fits():
     ("no-such-host.invalid:2222", False),
 ])
 def test_is_local_address(address, local):
-    assert shm.is_local_address(address) is local
+    assert HostLocality().is_local_address(address) is local
 
 
 def test_own_hostname_is_local():
-    assert shm.is_local_address(f"{socket.gethostname()}:2222")
+    assert HostLocality().is_local_address(f"{socket.gethostname()}:2222")
 
 
 def test_host_of():
