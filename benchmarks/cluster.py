@@ -122,7 +122,7 @@ def bench_roundtrip_and_read(worker: str, ps: str, runs: int) -> dict:
     from tensorweave.protos import worker_pb2
 
     channel = grpc.insecure_channel(ps)
-    get_status = channel.unary_unary("/tensorflow.grpc.WorkerService/GetStatus")
+    get_status = channel.unary_unary("/tensorflow.WorkerService/GetStatus")
     request = worker_pb2.GetStatusRequest().SerializeToString()
     raw = _latency(lambda: get_status(request), runs)
     channel.close()

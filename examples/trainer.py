@@ -253,9 +253,6 @@ def monitored_session(server: Any, task: Task, flags: argparse.Namespace, hooks:
     Checkpoints (chief only) go to `--checkpoint_dir` every `--save_checkpoint_steps` global
     steps (0: every 600 s); summaries and step counting are off.
     """
-    # TensorFlow's WorkerSessionCreator has no argument for it; the class default is read
-    # when the session manager is built.
-    tf.train.WorkerSessionCreator._recovery_wait_secs = flags.recovery_wait_secs
     checkpoint_steps = flags.save_checkpoint_steps or None
     return tf.train.MonitoredTrainingSession(
         master=server.target,
@@ -269,6 +266,8 @@ def monitored_session(server: Any, task: Task, flags: argparse.Namespace, hooks:
         save_summaries_secs=None,
         log_step_count_steps=None,
         stop_grace_period_secs=flags.stop_grace_secs,
+        # NOTE: a tensorweave argument (TensorFlow polls the chief every 30 s).
+        recovery_wait_secs=flags.recovery_wait_secs,
     )
 
 

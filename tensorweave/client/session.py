@@ -36,7 +36,7 @@ class DeviceAttributes:
                 f"{self.memory_limit_bytes}, {self.incarnation})")
 
 
-def _make_backend(target: str, graph: Any, config: Any) -> Any:
+def _make_backend(target: str, graph: Any, config: Any, runtime: Any = None) -> Any:
     if not target:
         from tensorweave.runtime.direct_session import DirectSession
 
@@ -44,7 +44,7 @@ def _make_backend(target: str, graph: Any, config: Any) -> Any:
     if target.startswith("grpc://"):
         from tensorweave.distributed.client_session import make_grpc_backend
 
-        return make_grpc_backend(target, graph, config)
+        return make_grpc_backend(target, graph, config, runtime)
     raise errors.NotFoundError(
         None, None,
         f"No session factory registered for the given session options: {{target: {target!r}}} "
@@ -56,7 +56,8 @@ class BaseSession:
     """Common implementation of `Session` and `InteractiveSession` (follows TF 1.x
     `BaseSession`)."""
 
-    def __init__(self, target: str = "", graph: Any = None, config: Any = None):
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None,
+                 runtime: Any = None):
         if graph is None:
             graph = graph_mod.get_default_graph()
         elif not isinstance(graph, graph_mod.Graph):
@@ -70,7 +71,7 @@ class BaseSession:
         self._lock = threading.Lock()
         self._fetch_cache: dict[Any, FetchPlan] = {}
         self._feed_cache: dict[Any, _Feed] = {}
-        self._backend = _make_backend(target, graph, config)
+        self._backend = _make_backend(target, graph, config, runtime)
 
     @property
     def graph(self) -> Any:
@@ -331,7 +332,8 @@ class Session(BaseSession):
     """A session: `with tf.Session(target, graph, config) as sess:` (follows `tf.Session`).
 
     Entering makes it the default session and its graph the default graph; leaving closes
-    it.
+    it. `runtime` (tensorweave only): the `ProcessRuntime` of a `grpc://` session (its
+    server registry and transfer counters; default: the process's).
 
     Raises:
       NotFoundError: for targets other than `""` and `grpc://host:port`.
@@ -339,8 +341,9 @@ class Session(BaseSession):
         `config.operation_timeout_in_ms`.
     """
 
-    def __init__(self, target: str = "", graph: Any = None, config: Any = None):
-        super().__init__(target, graph, config)
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None,
+                 runtime: Any = None):
+        super().__init__(target, graph, config, runtime)
         self._context_stack: contextlib.ExitStack | None = None
 
     def __enter__(self) -> Session:
@@ -385,8 +388,9 @@ class InteractiveSession(BaseSession):
     """A session that installs itself (and its graph) as the default on creation, for
     shells and notebooks (follows `tf.InteractiveSession`)."""
 
-    def __init__(self, target: str = "", graph: Any = None, config: Any = None):
-        super().__init__(target, graph, config)
+    def __init__(self, target: str = "", graph: Any = None, config: Any = None,
+                 runtime: Any = None):
+        super().__init__(target, graph, config, runtime)
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
         session_stack.push(self)

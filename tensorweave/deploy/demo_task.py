@@ -93,13 +93,12 @@ def run_worker(tf: Any, args: argparse.Namespace, cluster: Any, index: int,
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"])
     data = batches(ds, args.batch_size, seed=index)
     steps, t0, last = 0, time.perf_counter(), 0.0
-    # NOTE: a non-chief polls for the chief's initialization every `_recovery_wait_secs`
+    # NOTE: a non-chief polls for the chief's initialization every `recovery_wait_secs`
     # (TensorFlow: 30 s, longer than the whole demo): worker 1 would join only at the end.
-    tf.train.WorkerSessionCreator._recovery_wait_secs = RECOVERY_WAIT_S
     with tf.train.MonitoredTrainingSession(
         master=server.target, is_chief=is_chief, checkpoint_dir=None, hooks=hooks,
         summary_dir=events if is_chief else None, save_summaries_steps=args.log_every,
-        log_step_count_steps=0, config=config,
+        log_step_count_steps=0, config=config, recovery_wait_secs=RECOVERY_WAIT_S,
     ) as sess:
         while not sess.should_stop():
             bx, by = next(data)
@@ -129,8 +128,6 @@ def _traced_step(tf: Any, sess: Any, fetches: list, feed: dict, path: str) -> An
 
 def _finish(tf: Any, args: Any, m: dict, ds: Any, server: Any, index: int, steps: int,
             seconds: float, loss: float, is_chief: bool, events: str) -> None:
-    from tensorweave.distributed.transfer_stats import STATS
-
     with tf.Session(server.target, config=tf.ConfigProto(
             device_filters=["/job:ps", f"/job:worker/task:{index}"])) as sess:
         acc = float(sess.run(m["accuracy"], {m["x"]: ds.x_test, m["y"]: ds.y_test}))
@@ -140,7 +137,7 @@ def _finish(tf: Any, args: Any, m: dict, ds: Any, server: Any, index: int, steps
             tag="test_accuracy", simple_value=acc)])
         writer.add_summary(summary, args.steps)
         writer.close()
-    sent, received = STATS.totals()
+    sent, received = server.runtime.stats.totals()
     emit("done", task=index, steps=steps, seconds=seconds, loss=loss, test_accuracy=acc,
          bytes_sent=sent, bytes_received=received, data=ds.name)
 

@@ -18,7 +18,9 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.master_session import MasterSession
-from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
+from tensorweave.distributed.transport import grpc_client
+from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
 from tensorweave.runtime.node_spec import NodeSpec
 
 log = logging.getLogger("tensorweave.session")
@@ -34,37 +36,31 @@ def _timeout_s(config: Any) -> float | None:
     return None
 
 
-def _prefer_local(config: Any) -> bool:
-    return not (config is not None and config.rpc_options.use_rpc_for_inprocess_master)
-
-
-def _shared_memory(config: Any) -> bool:
-    return not (config is not None and config.tensorweave.disable_shared_memory)
-
-
-def _local_rpc(config: Any) -> bool:
-    return not (config is not None and config.tensorweave.disable_local_rpc)
-
-
-def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
+def resolve_target(target: str, config: Any,
+                   runtime: ProcessRuntime | None = None) -> tuple[Any, WorkerCache]:
     """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
     to come up (logging every few seconds).
 
     Raises:
       DeadlineExceededError: if the target does not answer within
         `config.operation_timeout_in_ms`.
+      UnimplementedError: the target is not a tensorweave server (a TensorFlow one: use its
+        master service, see `ClientMasterBackend`).
     """
+    runtime = runtime or default_runtime()
+    options = TransportOptions.from_config(config)
     address = _address(target)
-    server = LocalServers.lookup(address) if _prefer_local(config) else None
+    server = runtime.servers.lookup(address) if options.prefer_local else None
     if server is not None:
         server_def = server.server_def
     else:
-        from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
-
-        remote = GrpcRemoteWorker(f"target {target}", address)
-        server_def = _wait_for(lambda t: remote.get_server_def(t), target, _timeout_s(config))
-    return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config),
-                                   _shared_memory(config), _local_rpc(config))
+        remote = grpc_client.GrpcRemoteWorker(f"target {target}", address, runtime=runtime)
+        try:
+            server_def = _wait_for(lambda t: remote.get_server_def(t), target,
+                                   _timeout_s(config))
+        finally:
+            remote.close()
+    return server_def, WorkerCache(ClusterSpec(server_def.cluster), options, runtime)
 
 
 def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:
@@ -82,24 +78,40 @@ def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:
 
 
 class ClientMasterBackend:
-    """Session backend with the master in the client process."""
+    """Session backend with the master in the client process. A target that is not a
+    tensorweave server (a TensorFlow one: `GetServerDef` is UNIMPLEMENTED) is used through
+    its master service instead (`RemoteMasterBackend`)."""
 
-    def __init__(self, target: str, graph: Any, config: Any):
+    def __init__(self, target: str, graph: Any, config: Any,
+                 runtime: ProcessRuntime | None = None):
         self._target = target
         self._graph = graph
         self._config = config
+        self._runtime = runtime
         self._session: MasterSession | None = None
+        self._remote: RemoteMasterBackend | None = None
         self._lock = threading.Lock()
         self._closed = False
 
-    def _master(self) -> MasterSession:
+    def _master(self) -> MasterSession | None:
+        """The master session, or None when the target's master runs the steps."""
         sess = self._session
         if sess is None:
             with self._lock:
                 if self._closed:
                     raise errors.CancelledError(None, None, "Session is closed")
+                if self._remote is not None:
+                    return None
                 if self._session is None:
-                    server_def, cache = resolve_target(self._target, self._config)
+                    try:
+                        server_def, cache = resolve_target(self._target, self._config,
+                                                           self._runtime)
+                    except errors.UnimplementedError:
+                        log.info("%s is not a tensorweave server: using its MasterService",
+                                 self._target)
+                        self._remote = RemoteMasterBackend(self._target, self._graph,
+                                                           self._config, self._runtime)
+                        return None
                     client_task = task_name(server_def.job_name, server_def.task_index)
                     self._session = MasterSession.create(
                         cache, client_task, self._config, _timeout_s(self._config))
@@ -115,47 +127,55 @@ class ClientMasterBackend:
             targets: list[Any], options: Any = None, run_metadata: Any = None) -> list[Any]:
         """Runs one step on the cluster (see `MasterSession.run`)."""
         sess = self._master()
+        if sess is None:
+            return self._remote.run(feeds, values, fetches, targets, options, run_metadata)
         feed_map = {t.name: v for t, v in zip(feeds, values)}
         return sess.run(feed_map, [t.name for t in fetches], [op.name for op in targets],
                         options, run_metadata)
 
     def list_devices(self) -> list[tuple[str, str, int, int]]:
         """Devices of the tasks this session uses."""
-        return [(d.name, d.device_type, d.memory_limit, d.incarnation)
-                for d in self._master().devices]
+        sess = self._master()
+        if sess is None:
+            return self._remote.list_devices()
+        return [(d.name, d.device_type, d.memory_limit, d.incarnation) for d in sess.devices]
 
     def close(self) -> None:
         """Cancels running steps and frees worker state."""
         with self._lock:
             self._closed = True
             sess, self._session = self._session, None
+            remote, self._remote = self._remote, None
         if sess is not None:
             sess.close()
+        if remote is not None:
+            remote.close()
 
 
 class RemoteMasterBackend:
     """Session backend using the target's `MasterService` (TensorFlow's `GrpcSession`)."""
 
-    def __init__(self, target: str, graph: Any, config: Any):
-        from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
-
-        self._master = GrpcRemoteMaster(f"master {target}", _address(target))
+    def __init__(self, target: str, graph: Any, config: Any,
+                 runtime: ProcessRuntime | None = None):
+        self._master = grpc_client.GrpcRemoteMaster(f"master {target}", _address(target))
         self._graph = graph
         self._config = config
         self._handle: str | None = None
-        self._version = 0
+        self._sent_ops = 0  # ops of the graph the master has
+        self._version = 0  # the master's graph version (TensorFlow counts extensions)
         self._lock = threading.Lock()
 
     def _sync(self) -> str:
         with self._lock:
             if self._handle is None:
                 gd = self._graph.as_graph_def()
-                self._handle, _ = self._master.create_session(gd, self._config,
-                                                              _timeout_s(self._config))
-                self._version = len(gd.node)
-            elif self._graph.version > self._version:
-                gd = self._graph.as_graph_def(from_version=self._version)
+                self._handle, self._version = self._master.create_session(
+                    gd, self._config, _timeout_s(self._config))
+                self._sent_ops = len(gd.node)
+            elif self._graph.version > self._sent_ops:
+                gd = self._graph.as_graph_def(from_version=self._sent_ops)
                 self._version = self._master.extend_session(self._handle, gd, self._version)
+                self._sent_ops += len(gd.node)
             return self._handle
 
     def run(self, feeds: list[Any], values: list[Any], fetches: list[Any],
@@ -182,14 +202,16 @@ class RemoteMasterBackend:
                 pass
 
 
-def make_grpc_backend(target: str, graph: Any, config: Any) -> Any:
+def make_grpc_backend(target: str, graph: Any, config: Any,
+                      runtime: ProcessRuntime | None = None) -> Any:
     """The backend for a `grpc://` target (client-side master unless configured)."""
     if config is not None and config.tensorweave.use_remote_master:
-        return RemoteMasterBackend(target, graph, config)
-    return ClientMasterBackend(target, graph, config)
+        return RemoteMasterBackend(target, graph, config, runtime)
+    return ClientMasterBackend(target, graph, config, runtime)
 
 
-def reset(target: str, containers: list[str], config: Any = None) -> None:
+def reset(target: str, containers: list[str], config: Any = None,
+          runtime: ProcessRuntime | None = None) -> None:
     """`Session.reset`: the target's master clears `containers` on its workers and aborts
     the sessions created through it.
 
@@ -197,7 +219,7 @@ def reset(target: str, containers: list[str], config: Any = None) -> None:
       DeadlineExceededError: if the target does not answer within
         `config.operation_timeout_in_ms`.
     """
-    server_def, cache = resolve_target(target, config)
+    server_def, cache = resolve_target(target, config, runtime)
     master = cache.master(task_name(server_def.job_name, server_def.task_index))
     filters = list(config.device_filters) if config is not None else []
     master.reset(containers, filters, _timeout_s(config))

@@ -20,11 +20,8 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
-from tensorweave.distributed.interfaces import RunGraphCall
-from tensorweave.distributed.transfer_stats import STATS
-from tensorweave.distributed.transfer_stats import nbytes as _nbytes
-from tensorweave.distributed.worker import Worker
-from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.distributed.interfaces import RunGraphCall, WorkerInterface
+from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES, DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
 from tensorweave.runtime.graph_partition import partition
@@ -95,7 +92,7 @@ def find_devices(cache: Any, tasks: list[str], timeout_s: float | None) -> dict[
 @dataclasses.dataclass
 class _Part:
     task: str
-    worker: Any
+    worker: WorkerInterface
     graph_handle: str
     feed_keys: dict[str, str]  # tensor -> key
     fetch_keys: dict[str, str]  # tensor -> key
@@ -132,6 +129,8 @@ class MasterSession:
         self._graphs: dict[Any, list[_Part]] = {}
         self._lock = threading.Lock()
         self._cancel = CancellationManager()
+        # task -> successful multi-partition steps not reported to it yet (see `_committed`)
+        self._ended: dict[str, list[int]] = {}
         isolate = bool(config is not None and config.isolate_session_state)
         for task in self._tasks:
             cache.get(task).create_worker_session(handle, None, isolate, client_task)
@@ -216,7 +215,7 @@ class MasterSession:
         (a same-host task with a local socket; see `transport.step_stream`)."""
         if task == self._client_task:
             return False
-        return bool(getattr(self._cache.get(task), "streams_locally", False))
+        return self._cache.get(task).streaming is not None
 
     # --------------------------------------------------------------- running
     def run(self, feeds: dict[str, Any], fetches: list[str], targets: list[str],
@@ -236,53 +235,77 @@ class MasterSession:
             recvs = results[part.task].recvs
             for tensor, key in part.fetch_keys.items():
                 values[tensor] = recvs[key]
-            if not isinstance(part.worker, Worker):
-                STATS.add(sent=_nbytes(feeds[t] for t in part.feed_keys),
-                          received=_nbytes(recvs.values()))
         if run_metadata is not None:
             self._fill_metadata(parts, results, trace, options, run_metadata)
         return [feeds[f] if f in feeds else values[f] for f in fetches]
 
     def _execute(self, parts: list[_Part], feeds: dict[str, Any], trace: bool,
                  deadline: float | None) -> dict[str, Any]:
+        """Runs one step: every partition but one started (streamed or on worker
+        threads), one run in this thread (`_inline_part`), then the answers collected.
+        A failed step is rolled back on the partitions that succeeded; a successful
+        multi-partition step is committed with the next call to each task."""
         step_id = random.getrandbits(56) | 1
-        if len(parts) == 1:
-            return self._execute_one(parts[0], feeds, trace, deadline, step_id)
         step = _Step(len(parts))
         token = self._cancel.register(step.cancellation.start_cancel)
         if token is None:
             raise self._cancel.error
         streamed: list[tuple[_Part, Any]] = []
         try:
-            inline = self._inline_part(parts)
-            streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline, step)
+            if len(parts) == 1:
+                inline = parts[0]
+            else:
+                inline = self._inline_part(parts)
+                streamed = self._start_parts(parts, inline, feeds, step_id, trace, deadline,
+                                             step)
             call = self._call(inline, feeds, step_id, trace, deadline, step)
-            call.streams = {p.task: run.conn for p, run in streamed} or None
-            if not isinstance(inline.worker, Worker):
+            if streamed:
+                call.streams = {p.task: run.conn for p, run in streamed}
+            if not inline.worker.in_process:
                 step.cancellation.register(
                     lambda err, w=inline.worker: w.cleanup_graph(step_id))
-            try:
-                result = inline.worker.run_graph(call)
-            except errors.OpError as e:
-                step.done_fn(inline)(None, e)
-            else:
-                step.done_fn(inline)(result, None)
-            finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
-            for part, run in streamed:
-                try:
-                    result = run.finish(finish_by)
-                except errors.OpError as e:
-                    step.done_fn(part)(None, e)
-                else:
-                    step.done_fn(part)(result, None)
-            step.wait(deadline)
+            self._collect(step, inline, call, streamed, deadline)
         finally:
             for _, run in streamed:
                 run.abandon()  # NOTE: a no-op once finished (an interrupted step: closed)
             self._cancel.deregister(token)
         if step.errors:
             self._abort(parts, step, step_id)
+        if len(parts) > 1:
+            with self._lock:
+                for part in parts:
+                    self._ended.setdefault(part.task, []).append(step_id)
         return step.results
+
+    @staticmethod
+    def _collect(step: _Step, inline: _Part, call: RunGraphCall,
+                 streamed: list[tuple[_Part, Any]], deadline: float | None) -> None:
+        """Runs the inline partition, then reads the streamed partitions' answers and
+        waits for the others."""
+        try:
+            result = inline.worker.run_graph(call)
+        except errors.OpError as e:
+            step.done(inline, None, e)
+        else:
+            step.done(inline, result, None)
+        if streamed:
+            finish_by = None if deadline is None else deadline + _STREAM_GRACE_S
+            for part, run in streamed:
+                try:
+                    result = run.finish(finish_by)
+                except errors.OpError as e:
+                    step.done(part, None, e)
+                else:
+                    step.done(part, result, None)
+        step.wait(deadline)
+
+    def _committed(self, task: str) -> list[int] | None:
+        """The ended steps to report to `task` with its next `RunGraph` (its workers then
+        drop their undo logs: the commit rides on the next call, no message of its own)."""
+        if not self._ended.get(task):
+            return None
+        with self._lock:
+            return self._ended.pop(task, None)
 
     def _start_parts(self, parts: list[_Part], inline: _Part, feeds: dict[str, Any],
                      step_id: int, trace: bool, deadline: float | None,
@@ -291,13 +314,13 @@ class MasterSession:
         applies (the inline partition runs on this process's worker; see
         `transport.step_stream`), else on a worker thread. Returns the streamed ones."""
         streamed = []
-        stream_to = inline.task if self._streams and isinstance(inline.worker, Worker) else None
+        stream_to = inline.task if self._streams and inline.worker.in_process else None
         for part in parts:
             if part is inline:
                 continue
             call = self._call(part, feeds, step_id, trace, deadline, step)
-            start = getattr(part.worker, "start_streamed", None) if stream_to else None
-            run = start(call, stream_to) if start is not None else None
+            streaming = part.worker.streaming if stream_to else None
+            run = streaming.start_streamed(call, stream_to) if streaming is not None else None
             if run is not None:
                 streamed.append((part, run))
                 cancel = lambda err, w=part.worker: w.cleanup_graph(step_id)  # noqa: E731
@@ -306,51 +329,33 @@ class MasterSession:
             step.cancellation.register(cancel)
         return streamed
 
-    def _execute_one(self, part: _Part, feeds: dict[str, Any], trace: bool,
-                     deadline: float | None, step_id: int) -> dict[str, Any]:
-        """The common one-partition step, without the fan-out bookkeeping."""
-        cancellation = CancellationManager()
-        if not isinstance(part.worker, Worker):
-            cancellation.register(lambda err: part.worker.cleanup_graph(step_id))
-        token = self._cancel.register(cancellation.start_cancel)
-        if token is None:
-            raise self._cancel.error
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-        call = RunGraphCall(self.handle, part.graph_handle, step_id,
-                            {key: feeds[t] for t, key in part.feed_keys.items()},
-                            list(part.fetch_keys.values()), trace, timeout, cancellation,
-                            single_partition=True)
-        try:
-            return {part.task: part.worker.run_graph(call)}
-        except errors.OpError as e:
-            # NOTE: a cancelled step reports why it was cancelled (e.g. Session::Close).
-            if cancellation.is_cancelled and isinstance(
-                    e, errors.CancelledError | errors.AbortedError):
-                raise cancellation.error from e
-            raise
-        finally:
-            self._cancel.deregister(token)
-
     def _call(self, part: _Part, feeds: dict[str, Any], step_id: int, trace: bool,
               deadline: float | None, step: _Step) -> RunGraphCall:
         sends = {key: feeds[t] for t, key in part.feed_keys.items()}
-        child = CancellationManager()
-        step.cancellation.register(child.start_cancel)
+        single = step.size == 1
+        if single:
+            cancellation = step.cancellation
+        else:
+            cancellation = CancellationManager()
+            step.cancellation.register(cancellation.start_cancel)
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
         return RunGraphCall(self.handle, part.graph_handle, step_id, sends,
-                            list(part.fetch_keys.values()), trace, timeout, child)
+                            list(part.fetch_keys.values()), trace, timeout, cancellation,
+                            single_partition=single, committed=self._committed(part.task))
 
     def _inline_part(self, parts: list[_Part]) -> _Part:
         """The partition run in the calling thread: the client's own in-process task if
         any, else another in-process one, else a remote one (a blocking RPC)."""
-        local = [p for p in parts if isinstance(p.worker, Worker)]
+        local = [p for p in parts if p.worker.in_process]
         for p in local:
             if p.task == self._client_task:
                 return p
         return local[0] if local else parts[0]
 
     def _abort(self, parts: list[_Part], step: _Step, step_id: int) -> None:
-        for part in parts:
+        """Rolls back the partitions that succeeded (and stops the others), then raises
+        the step's root error. A one-partition step has nothing to undo elsewhere."""
+        for part in parts if len(parts) > 1 else ():
             ok = part.task in step.results
             try:
                 part.worker.cleanup_graph(step_id, rollback=ok)
@@ -406,44 +411,56 @@ class MasterSession:
 class _Step:
     """Completion bookkeeping of one distributed step."""
 
+    __slots__ = ("size", "cancellation", "results", "errors", "_pending", "_lock", "_event")
+
     def __init__(self, n: int):
+        self.size = n
         self.cancellation = CancellationManager()
         self.results: dict[str, Any] = {}
         self.errors: list[errors.OpError] = []
         self._pending = n
         self._lock = threading.Lock()
-        self._event = threading.Event()
+        # NOTE: made only when `wait` has to block (a one-partition step never does).
+        self._event: threading.Event | None = None
+
+    def done(self, part: _Part, result: Any, error: Any) -> None:
+        """Records a partition's outcome (`result`, or `error`, which cancels the step)."""
+        with self._lock:
+            if error is not None:
+                self.errors.append(error)
+            else:
+                self.results[part.task] = result
+            self._pending -= 1
+            event = self._event if self._pending == 0 else None
+        if error is not None:
+            self.cancellation.start_cancel(error)
+        if event is not None:
+            event.set()
 
     def done_fn(self, part: _Part) -> Any:
-        def done(result: Any, error: Any) -> None:
-            with self._lock:
-                if error is not None:
-                    self.errors.append(error)
-                else:
-                    self.results[part.task] = result
-                self._pending -= 1
-                finished = self._pending == 0
-            if error is not None:
-                self.cancellation.start_cancel(error)
-            if finished:
-                self._event.set()
-
-        return done
+        """`done` for one partition, as a `Done` callback."""
+        return lambda result, error: self.done(part, result, error)
 
     def wait(self, deadline: float | None) -> None:
+        """Blocks until every partition reported (or the deadline plus a grace passed)."""
+        if self._pending == 0:
+            return  # NOTE: final once 0 (a one-partition step ends in the calling thread)
+        with self._lock:
+            if self._pending == 0:
+                return
+            self._event = event = threading.Event()
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0) + 5.0
-        if not self._event.wait(timeout):
+        if not event.wait(timeout):
             err = errors.DeadlineExceededError(None, None, "Timed out waiting for the step")
             with self._lock:
                 self.errors.append(err)
             self.cancellation.start_cancel(err)
-            self._event.wait(5.0)
+            event.wait(5.0)
 
     def root_error(self) -> errors.OpError:
-        """The first error that is not a consequence of cancelling the step."""
+        """The first error that is not a consequence of cancelling the step (errors created
+        by a cancellation are marked so where they are made: `cancellation.derived`)."""
         for e in self.errors:
-            derived = isinstance(e, errors.CancelledError) or "cancelled" in e.message.lower() \
-                or "was aborted by the master" in e.message
-            if not derived:
+            if not is_derived(e):
                 return e
         return self.cancellation.error or self.errors[0]

@@ -9,18 +9,23 @@ worker calls to peers on the same host over a Unix domain socket (`transport.loc
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.distributed.interfaces import WorkerTransfers
 from tensorweave.distributed.master import Master
+from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
+from tensorweave.distributed.transport.stash import Stash
+from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.distributed.worker import Worker
-from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
 
 log = logging.getLogger("tensorweave.server")
 
@@ -53,6 +58,7 @@ class Server:
       protocol: `"grpc"` (the only protocol).
       config: default `ConfigProto` for sessions on this server.
       start: start serving immediately.
+      runtime: the `ProcessRuntime` it registers in (default: the process's).
 
     Raises:
       TypeError/ValueError: for bad cluster definitions (see `ClusterSpec`).
@@ -63,7 +69,8 @@ class Server:
 
     def __init__(self, server_or_cluster_def: Any, job_name: str | None = None,
                  task_index: int | None = None, protocol: str | None = None,
-                 config: Any = None, start: bool = True):
+                 config: Any = None, start: bool = True,
+                 runtime: ProcessRuntime | None = None):
         self._server_def = make_server_def(server_or_cluster_def, job_name, task_index,
                                            protocol, config)
         sd = self._server_def
@@ -77,18 +84,23 @@ class Server:
             raise errors.InvalidArgumentError(
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
-        self.worker = Worker(job, task)
-        self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
+        self.runtime = runtime or default_runtime()
+        outbox = self.runtime.new_outbox()
+        transfers = WorkerTransfers(Stash(outbox, f"/job:{job}/replica:0/task:{task}"),
+                                    outbox, functools.partial(StreamPump,
+                                                              stats=self.runtime.stats))
+        self.worker = Worker(job, task, transfers=transfers,
+                             undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
+        self._servicer = grpc_server.WorkerServicer(
+            self.worker, transfers, lambda: self._server_def, self.runtime.stats)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:
             self._set_own_port(job, task, host)
-        prefer_local = not sd.default_session_config.rpc_options.use_rpc_for_inprocess_master
-        shared_memory = not sd.default_session_config.tensorweave.disable_shared_memory
-        local_rpc = not sd.default_session_config.tensorweave.disable_local_rpc
-        self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local, shared_memory,
-                                  local_rpc)
+        options = TransportOptions.from_config(sd.default_session_config)
+        self._cache = WorkerCache(ClusterSpec(sd.cluster), options, self.runtime)
         self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
-                                                        self._port) if local_rpc else None)
+                                                        self._port)
+                           if options.local_rpc else None)
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -113,9 +125,8 @@ class Server:
             raise errors.FailedPreconditionError(
                 None, None, "The cluster of a started server cannot change")
         self._server_def.cluster.CopyFrom(cluster.as_cluster_def())
-        self._cache = WorkerCache(ClusterSpec(self._server_def.cluster),
-                                  self._cache.prefer_local, self._cache.shared_memory,
-                                  self._cache.local_rpc)
+        self._cache = WorkerCache(ClusterSpec(self._server_def.cluster), self._cache.options,
+                                  self.runtime)
         self.worker.worker_cache = self._cache
         self.master = Master(self.worker.task_name, self._cache,
                              self._server_def.default_session_config)
@@ -163,8 +174,8 @@ class Server:
             if self._local_rpc is not None:
                 self._local_rpc.start()
             self._started = True
-            LocalServers.register(self.address, self)
-            LocalServers.register(f"localhost:{self._port}", self)
+            self.runtime.servers.register(self.address, self)
+            self.runtime.servers.register(f"localhost:{self._port}", self)
         log.info("Started server %s at %s with device %s", self.worker.task_name,
                  self.target, self.worker.device_name)
 
@@ -181,8 +192,8 @@ class Server:
             if self._stopped.is_set():
                 return
             self._stopped.set()
-            LocalServers.unregister(self.address, self)
-            LocalServers.unregister(f"localhost:{self._port}", self)
+            self.runtime.servers.unregister(self.address, self)
+            self.runtime.servers.unregister(f"localhost:{self._port}", self)
         if self._local_rpc is not None:
             self._local_rpc.stop()
         self.worker.stop()
@@ -190,10 +201,12 @@ class Server:
         self._cache.close()
 
     @staticmethod
-    def create_local_server(config: Any = None, start: bool = True) -> Server:
+    def create_local_server(config: Any = None, start: bool = True,
+                            runtime: ProcessRuntime | None = None) -> Server:
         """A single-task server `/job:local/task:0` on a free localhost port (follows
         `Server.create_local_server`)."""
-        return Server({"local": ["localhost:0"]}, protocol="grpc", config=config, start=start)
+        return Server({"local": ["localhost:0"]}, protocol="grpc", config=config, start=start,
+                      runtime=runtime)
 
     def __enter__(self) -> Server:
         return self

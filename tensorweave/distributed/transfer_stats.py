@@ -1,5 +1,5 @@
-"""Process-wide counters of bytes moved over the wire (a metric, like a Prometheus counter:
-the one deliberate process-wide mutable object besides the in-process server registry)."""
+"""Counters of bytes moved over the wire (a metric, like a Prometheus counter), one per
+`ProcessRuntime` (`process_runtime.default_runtime().stats` for the process's)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,6 @@ class TransferStats:
         """(bytes sent, bytes received) so far."""
         with self._lock:
             return self._sent, self._received
-
-
-STATS = TransferStats()
 
 
 def nbytes(values: Iterable[Any]) -> int:

@@ -7,7 +7,6 @@ they are shared by every session of the task unless the session is isolated.
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import itertools
 import random
@@ -17,10 +16,15 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
-from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
-from tensorweave.distributed.transfer_stats import STATS, nbytes
-from tensorweave.distributed.transport import shm
-from tensorweave.distributed.transport.step_stream import StreamPump
+from tensorweave.distributed.interfaces import (
+    Canceller,
+    Done,
+    RunGraphCall,
+    RunGraphResult,
+    StepStreamPump,
+    WorkerTransfers,
+)
+from tensorweave.framework import cancellation as cancellation_lib
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES
 from tensorweave.framework.rendezvous import RendezvousMgr, parse_key
@@ -28,12 +32,8 @@ from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext, rollback_undo_log
 from tensorweave.runtime.executor import StepStatsCollector
 
-# NOTE: a step's variable writes are kept this long so the master can roll back a step that
-# failed on another task after succeeding here (best effort, bounded in bytes too).
-_UNDO_KEEP_S = 10.0
 _KEY_CACHE_SIZE = 4096
-_UNDO_KEEP_BYTES = 256 << 20
-_STASH_TTL_S = 120.0
+UNDO_LOG_CAP_BYTES = 256 << 20
 
 
 class WorkerSession:
@@ -53,9 +53,24 @@ class Worker:
       job: the job name (also the default resource container).
       task: the task index.
       worker_cache: resolves peer task names to `WorkerInterface`s (set by the server).
+      transfers: the transport-owned state the server gives it (`WorkerTransfers`: stash of
+        large tensors, /dev/shm outbox, step stream pumps); None for a worker that only
+        in-process callers reach.
+      undo_log_cap_bytes: the most bytes of old variable values this worker keeps for the
+        rollback of multi-partition steps the master has not ended yet; a step that would
+        exceed it fails with `ResourceExhaustedError` (its writes here undone).
+
+    A multi-partition step's undo log lives until the master ends the step: committed by
+    a later `RunGraphCall.committed` (or the session's deletion), or rolled back by
+    `cleanup_graph(step_id, rollback=True)`.
     """
 
-    def __init__(self, job: str, task: int, worker_cache: Any = None):
+    in_process = True
+    streaming = None
+
+    def __init__(self, job: str, task: int, worker_cache: Any = None,
+                 transfers: WorkerTransfers | None = None,
+                 undo_log_cap_bytes: int = UNDO_LOG_CAP_BYTES):
         self.job = job
         self.task = task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
@@ -67,18 +82,15 @@ class Worker:
         self._sessions: dict[str, WorkerSession] = {}
         self._lock = threading.Lock()
         self._graph_ids = itertools.count(1)
-        self._undo: collections.OrderedDict[int, tuple[float, list, int]] = (
-            collections.OrderedDict()
-        )
+        # step id -> (session handle, undo log, bytes of old values it keeps alive)
+        self._undo: dict[int, tuple[str, list, int]] = {}
         self._undo_bytes = 0
+        self._undo_cap = undo_log_cap_bytes
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=64, thread_name_prefix=f"worker-{job}-{task}"
         )
         self._stopped = False
-        self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
-        # NOTE: tensors handed to co-located peers as /dev/shm files that they have not
-        # read yet (see transport.shm); unlinked after a TTL and on stop.
-        self.shm_outbox = shm.Outbox()
+        self.transfers = transfers
         self._key_sources: dict[str, tuple[str, int]] = {}
         self._running: dict[int, list[CancellationManager]] = {}
 
@@ -106,6 +118,8 @@ class Worker:
         """Drops a session (no-op when unknown)."""
         with self._lock:
             sess = self._sessions.pop(session_handle, None)
+            for step_id in [s for s, entry in self._undo.items() if entry[0] == session_handle]:
+                self._undo_bytes -= self._undo.pop(step_id)[2]
         if sess is not None and sess.resource_mgr is not self.resource_mgr:
             sess.resource_mgr.clear()
 
@@ -197,6 +211,8 @@ class Worker:
                 f"worker (\"{self.task_name}\") just restarted.",
             )
         step_id = call.step_id
+        if call.committed:
+            self._commit(call.committed)
         cancellation = call.cancellation or CancellationManager()
         rdv = self.rendezvous.begin_local(step_id)
         deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
@@ -211,7 +227,7 @@ class Worker:
             for task, keys in graph.recv_groups:
                 if not call.streams or task not in call.streams:
                     self._start_remote_recv(task, step_id, keys, rdv, ctx)
-            feeds = [self._feed(call, rdv, k) for k in graph.feed_keys]
+            feeds = [self._feed(call, k) for k in graph.feed_keys]
             stats = StepStatsCollector(self.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
             if pump is not None:
@@ -228,9 +244,8 @@ class Worker:
             self.rendezvous.end_local(step_id)
         if not call.single_partition:
             # NOTE: kept for a rollback the master may ask for (another partition failed);
-            # a single-partition step has none, and old values of big variables would
-            # otherwise stay alive for the whole window.
-            self._remember_undo(step_id, ctx.undo_log)
+            # a single-partition step has none.
+            self._remember_undo(step_id, call.session_handle, ctx.undo_log)
         recvs = dict(zip(graph.fetch_keys, values))
         return RunGraphResult(
             {k: recvs[k] for k in call.recv_keys if k in recvs},
@@ -238,59 +253,43 @@ class Worker:
         )
 
     def _attach_streams(self, call: RunGraphCall, graph: RegisteredGraph, rdv: Any,
-                        ctx: StepContext) -> StreamPump:
+                        ctx: StepContext) -> StepStreamPump:
         """The pump of the call's step streams: values to and from their tasks travel on
         them. A plan that waits in its own thread reads them itself (and batches its
-        sends per peer); any other plan gets a reader on the pool."""
+        sends per peer); any other plan gets a reader on the pool.
+
+        Raises:
+          UnimplementedError: this worker was given no transport that streams.
+        """
+        if self.transfers is None or self.transfers.open_pump is None:
+            raise errors.UnimplementedError(
+                None, None, f"{self.task_name} has no transport for step streams")
         inline = graph.plan.waits_in_own_thread(call.record_timeline)
-        pump = StreamPump(rdv, ctx.cancellation, ctx.deadline, call.stream_server)
+        pump = self.transfers.open_pump(rdv, ctx.cancellation, ctx.deadline,
+                                        call.stream_server)
         for task, conn in call.streams.items():
             pump.attach(conn, task, graph.recv_keys.get(task, []),
                         graph.send_keys.get(task, []), batch=inline)
         if inline:
-            ctx.pump = pump
+            pump.poll_in_waiting_thread()
         else:
             pump.start_background(self._pool)
         return pump
 
-    def _feed(self, call: RunGraphCall, rdv: Any, key: str) -> Any:
-        if key in call.sends:
-            return call.sends[key]
-        # NOTE: large feeds are pushed into the stash before RunGraph.
-        return self.take_stashed(call.step_id, key)
-
-    def stash(self, step_id: int, key: str, value: Any) -> None:
-        """Keeps a large tensor until a stream pulls it (or for `_STASH_TTL_S` seconds)."""
-        now = time.monotonic()
-        with self._lock:
-            if len(self._stash) % 64 == 63:
-                for k in [k for k, (t, _) in self._stash.items() if now - t > _STASH_TTL_S]:
-                    del self._stash[k]
-            self._stash[(step_id, key)] = (now, value)
-
-    def take_stashed(self, step_id: int, key: str) -> Any:
-        """Removes and returns a stashed tensor, or one this worker handed over as a shared
-        memory file that its receiver could not read (the receiver's fallback).
+    def _feed(self, call: RunGraphCall, key: str) -> Any:
+        """A feed of `call`: in the call, or (large feeds) pushed into the transport's
+        stash before it.
 
         Raises:
-          NotFoundError: if nothing is stashed under (step_id, key).
+          NotFoundError: if it is in neither.
         """
-        with self._lock:
-            entry = self._stash.pop((step_id, key), None)
-        if entry is not None:
-            return entry[1]
-        msg = self.shm_outbox.take((step_id, key))
-        if msg is not None:
-            try:
-                return shm.read(msg)
-            except shm.ShmError as e:
-                shm.unlink(msg)
-                raise errors.DataLossError(
-                    None, None, f"Tensor {key} of step {step_id} on {self.task_name} was "
-                    f"lost: {e}") from None
-        raise errors.NotFoundError(
-            None, None, f"No tensor {key} of step {step_id} on {self.task_name}"
-        )
+        if key in call.sends:
+            return call.sends[key]
+        value = self.transfers.stash.take(call.step_id, key) if self.transfers else None
+        if value is None:
+            raise errors.NotFoundError(
+                None, None, f"No tensor {key} of step {call.step_id} on {self.task_name}")
+        return value
 
     def _start_remote_recv(self, task: str, step_id: int, keys: list[str], rdv: Any,
                            ctx: StepContext) -> None:
@@ -301,8 +300,6 @@ class Worker:
                 rdv.abort(error)
                 ctx.cancellation.start_cancel(error)
                 return
-            if not isinstance(peer, Worker):
-                STATS.add(received=nbytes(values))
             try:
                 for k, v in zip(keys, values):
                     rdv.send(k, v)
@@ -341,8 +338,6 @@ class Worker:
 
         def deliver(values: Any, error: Any) -> None:
             self.rendezvous.maybe_release(step_id)
-            if error is None:
-                STATS.add(sent=nbytes(values))
             done(values, error)
 
         waiter = rdv.recv_many_async(keys, deliver)
@@ -372,11 +367,13 @@ class Worker:
                     self._running.pop(step_id, None)
 
     def cleanup_graph(self, step_id: int, rollback: bool = False) -> None:
-        """Cancels the step's running partitions here, drops its rendezvous, and with
-        `rollback` restores the variables it wrote (the step failed elsewhere)."""
-        error = errors.AbortedError(None, None, f"Step {step_id} was aborted by the master")
+        """Cancels the step's running partitions here and drops its rendezvous; with
+        `rollback` the step has ended in failure: restores the variables it wrote and drops
+        its undo log. Without, the undo log stays for the master's verdict."""
         with self._lock:
             running = list(self._running.get(step_id, []))
+        error = cancellation_lib.derived(
+            errors.AbortedError(None, None, f"Step {step_id} was aborted by the master"))
         for cancellation in running:
             cancellation.start_cancel(error)
         self.rendezvous.cleanup(step_id, error)
@@ -388,20 +385,39 @@ class Worker:
             if entry is not None:
                 rollback_undo_log(entry[1])
 
-    def _remember_undo(self, step_id: int, undo_log: list) -> None:
+    def _commit(self, step_ids: list[int]) -> None:
+        """Drops the undo logs of steps the master ended successfully."""
+        with self._lock:
+            for step_id in step_ids:
+                entry = self._undo.pop(step_id, None)
+                if entry is not None:
+                    self._undo_bytes -= entry[2]
+
+    def _remember_undo(self, step_id: int, session_handle: str, undo_log: list) -> None:
+        """Keeps a step's undo log until the master ends the step.
+
+        Raises:
+          ResourceExhaustedError: keeping it would exceed `undo_log_cap_bytes`; the step's
+            writes here are undone first (the master rolls back the other partitions).
+        """
         if not undo_log:
             return
         size = sum(getattr(old, "nbytes", 0) for _, old, _ in undo_log)
-        now = time.monotonic()
         with self._lock:
-            self._undo[step_id] = (now, undo_log, size)
-            self._undo_bytes += size
-            while self._undo and (
-                self._undo_bytes > _UNDO_KEEP_BYTES or now - next(iter(self._undo.values()))[0]
-                > _UNDO_KEEP_S
-            ):
-                _, (_, _, s) = self._undo.popitem(last=False)
-                self._undo_bytes -= s
+            kept = self._undo_bytes + size <= self._undo_cap
+            if kept:
+                self._undo[step_id] = (session_handle, undo_log, size)
+                self._undo_bytes += size
+        if not kept:
+            rollback_undo_log(undo_log)
+            raise errors.ResourceExhaustedError(
+                None, None,
+                f"{self.task_name} cannot keep the undo log of step {step_id} ({size} bytes): "
+                f"{self._undo_bytes} bytes of other steps the master has not ended yet "
+                f"already use its cap of {self._undo_cap} bytes; the step was rolled back")
+
+    def close(self) -> None:
+        """Nothing to release for an in-process caller (the server stops the worker)."""
 
     def stop(self) -> None:
         """Cancels running steps, including those blocked in queues (server shutdown)."""
@@ -413,5 +429,6 @@ class Worker:
             cancellation.start_cancel(error)
         self.rendezvous.abort_all(error)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self.shm_outbox.close()
+        if self.transfers is not None:
+            self.transfers.close()
 

@@ -1,57 +1,24 @@
-"""Task name -> `WorkerInterface`: the in-process `Worker` when the task's server runs in this
-process (no serialization), else a gRPC client with one channel per address.
+"""Task name -> `WorkerInterface`, through the first transport that applies to the peer:
+the in-process `Worker` when the task's server runs in this process (no serialization), the
+same-host socket beside gRPC for a task on this host, else gRPC (one channel per address).
+The transports are an ordered list of factories (`transport.transports`).
 
-`LocalServers` is the one process-wide registry of the distributed runtime (TensorFlow keeps
-the same for its in-process master): started servers by address, so a `Session` created
-next to a `Server` talks to it without gRPC.
+`LocalServers` is the registry of started servers by address (TensorFlow keeps the same for
+its in-process master), so a `Session` created next to a `Server` talks to it without RPCs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
+from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
+from tensorweave.distributed.transport import transports as defaults
 from tensorweave.framework.device_spec import DeviceSpec
-
-_LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "[::]", ""}
-
-
-def normalize_address(address: str) -> str:
-    """`host:port` with every loopback spelling written as `localhost`."""
-    host, _, port = address.rpartition(":")
-    return f"localhost:{port}" if host in _LOOPBACK else address
-
-
-class LocalServers:
-    """Started servers of this process, by normalized address (weak references)."""
-
-    _lock = threading.Lock()
-    _servers: dict[str, weakref.ref] = {}
-
-    @classmethod
-    def register(cls, address: str, server: Any) -> None:
-        """Records `server` as serving `address`."""
-        with cls._lock:
-            cls._servers[normalize_address(address)] = weakref.ref(server)
-
-    @classmethod
-    def unregister(cls, address: str, server: Any) -> None:
-        """Forgets `address` if it still maps to `server`."""
-        with cls._lock:
-            key = normalize_address(address)
-            ref = cls._servers.get(key)
-            if ref is not None and ref() in (server, None):
-                del cls._servers[key]
-
-    @classmethod
-    def lookup(cls, address: str) -> Any:
-        """The live server of `address`, or None."""
-        with cls._lock:
-            ref = cls._servers.get(normalize_address(address))
-        return ref() if ref is not None else None
 
 
 def task_name(job: str, task: int) -> str:
@@ -65,28 +32,82 @@ def parse_task(name: str) -> tuple[str, int]:
     return spec.job, spec.task or 0
 
 
+@dataclasses.dataclass(frozen=True)
+class TransportOptions:
+    """How a process's clients reach their peers (frozen per cache).
+
+    Attributes:
+      prefer_local: use in-process workers when their server runs in this process (False,
+        e.g. with `RPCOptions.use_rpc_for_inprocess_master`, forces RPCs).
+      shared_memory: let workers on this host exchange large tensors through /dev/shm
+        (False with `TensorweaveOptions.disable_shared_memory`).
+      local_rpc: call workers on this host over their Unix domain socket when they have
+        one (False with `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
+    """
+
+    prefer_local: bool = True
+    shared_memory: bool = True
+    local_rpc: bool = True
+
+    @classmethod
+    def from_config(cls, config: Any) -> TransportOptions:
+        """The options a `ConfigProto` (or None) asks for."""
+        if config is None:
+            return cls()
+        return cls(
+            prefer_local=not config.rpc_options.use_rpc_for_inprocess_master,
+            shared_memory=not config.tensorweave.disable_shared_memory,
+            local_rpc=not config.tensorweave.disable_local_rpc,
+        )
+
+
+@dataclasses.dataclass
+class Peer:
+    """What a transport factory is asked to connect to.
+
+    Attributes:
+      task: the peer's task name.
+      address: its `host:port`.
+      options: the cache's `TransportOptions`.
+      runtime: the `ProcessRuntime` (its `servers` registry, `stats`, client outbox).
+      shared: `shared(key, create)`: an object the cache keeps once per key (e.g. one
+        gRPC channel per address), closed with the cache when it has a `close()`.
+    """
+
+    task: str
+    address: str
+    options: TransportOptions
+    runtime: ProcessRuntime
+    shared: Callable[[Any, Callable[[], Any]], Any]
+
+
+# A transport: returns the peer's `WorkerInterface`, or None when it does not apply.
+TransportFactory = Callable[[Peer], Any]
+
+
 class WorkerCache:
-    """Resolves task names of `cluster` to worker interfaces.
+    """Resolves task names of `cluster` to worker interfaces, one transport per peer: the
+    first of `transports` that applies (see `transport.transports.WORKER_TRANSPORTS`).
 
     Args:
       cluster: the cluster.
-      prefer_local: use in-process workers when their server runs in this process (set
-        False, e.g. with `RPCOptions.use_rpc_for_inprocess_master`, to force gRPC).
-      shared_memory: let gRPC workers on this host exchange large tensors through /dev/shm
-        (False with `TensorweaveOptions.disable_shared_memory`).
-      local_rpc: call workers on this host over their Unix domain socket when they have
-        one (False with `TensorweaveOptions.disable_local_rpc`; see
-        `transport.local_rpc`).
+      options: `TransportOptions`.
+      runtime: the `ProcessRuntime` (default: `default_runtime()`).
+      transports: ordered worker transport factories.
+      master_transports: ordered master transport factories.
     """
 
-    def __init__(self, cluster: ClusterSpec, prefer_local: bool = True,
-                 shared_memory: bool = True, local_rpc: bool = True):
+    def __init__(self, cluster: ClusterSpec, options: TransportOptions | None = None,
+                 runtime: ProcessRuntime | None = None,
+                 transports: Sequence[TransportFactory] | None = None,
+                 master_transports: Sequence[TransportFactory] | None = None):
         self.cluster = cluster
-        self.prefer_local = prefer_local
-        self.shared_memory = shared_memory
-        self.local_rpc = local_rpc
+        self.options = options or TransportOptions()
+        self.runtime = runtime or default_runtime()
+        self._transports = tuple(transports or defaults.WORKER_TRANSPORTS)
+        self._master_transports = tuple(master_transports or defaults.MASTER_TRANSPORTS)
         self._workers: dict[str, Any] = {}
-        self._channels: dict[str, Any] = {}
+        self._shared: dict[Any, Any] = {}
         self._lock = threading.Lock()
 
     def tasks(self) -> list[str]:
@@ -111,54 +132,45 @@ class WorkerCache:
                 None, None, f"Task {name} is not defined in the cluster {self.cluster}"
             ) from None
 
+    def shared(self, key: Any, create: Callable[[], Any]) -> Any:
+        """The object kept under `key`, created on first use (see `Peer.shared`)."""
+        with self._lock:
+            obj = self._shared.get(key)
+            if obj is None:
+                obj = self._shared[key] = create()
+            return obj
+
+    def _connect(self, name: str, factories: Sequence[TransportFactory]) -> Any:
+        peer = Peer(name, self.address(name), self.options, self.runtime, self.shared)
+        for factory in factories:
+            conn = factory(peer)
+            if conn is not None:
+                return conn
+        raise errors.UnimplementedError(
+            None, None, f"No transport reaches {name} at {peer.address}")
+
     def get(self, name: str) -> Any:
         """The `WorkerInterface` of task `name`."""
         with self._lock:
             worker = self._workers.get(name)
         if worker is not None:
             return worker
-        address = self.address(name)
-        worker = self._local(name, address) if self.prefer_local else None
-        if worker is None:
-            from tensorweave.distributed.transport.grpc_client import (
-                GrpcRemoteWorker,
-                make_channel,
-            )
-
-            with self._lock:
-                channel = self._channels.get(address)
-                if channel is None:
-                    channel = self._channels[address] = make_channel(address)
-            worker = GrpcRemoteWorker(name, address, channel, self.shared_memory,
-                                      self.local_rpc)
+        worker = self._connect(name, self._transports)
         with self._lock:
             return self._workers.setdefault(name, worker)
 
     def master(self, name: str) -> Any:
-        """The `MasterInterface` of task `name` (in process or gRPC)."""
-        address = self.address(name)
-        server = LocalServers.lookup(address) if self.prefer_local else None
-        if server is not None and server.worker.task_name == name:
-            return server.master
-        from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
-
-        return GrpcRemoteMaster(name, address)
-
-    @staticmethod
-    def _local(name: str, address: str) -> Any:
-        server = LocalServers.lookup(address)
-        if server is not None and server.worker.task_name == name:
-            return server.worker
-        return None
+        """The `MasterInterface` of task `name`."""
+        return self._connect(name, self._master_transports)
 
     def close(self) -> None:
-        """Closes the gRPC channels."""
+        """Closes the connections (workers first, then what they shared)."""
         with self._lock:
-            channels, self._channels = list(self._channels.values()), {}
+            shared, self._shared = list(self._shared.values()), {}
             workers, self._workers = list(self._workers.values()), {}
         for w in workers:
-            close = getattr(w, "close", None)
+            w.close()
+        for obj in shared:
+            close = getattr(obj, "close", None)
             if close is not None:
                 close()
-        for ch in channels:
-            ch.close()

@@ -76,3 +76,22 @@ class CancellationManager:
 def chain(parent: CancellationManager, child: CancellationManager) -> Any:
     """Cancels `child` when `parent` is cancelled; returns the token to deregister."""
     return parent.register(child.start_cancel)
+
+
+def derived(error: errors.OpError) -> errors.OpError:
+    """Marks `error` as created only because a step was cancelled (TensorFlow's "derived"
+    status: it says nothing about why the step failed); returns it."""
+    error.derived_from_cancellation = True
+    return error
+
+
+def is_derived(error: BaseException | None) -> bool:
+    """True when `error`, or an error in its cause chain, was marked by `derived`, or it is
+    a `CancelledError` (what waits report when their step is cancelled)."""
+    seen = 0
+    while error is not None and seen < 16:
+        if isinstance(error, errors.CancelledError) or vars(error).get(
+                "derived_from_cancellation", False):
+            return True
+        error, seen = error.__cause__, seen + 1
+    return False

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from tensorweave import errors
+from tensorweave.framework.cancellation import derived
 
 Callback = Callable[[Any, Any], None]  # (values or None, error or None)
 
@@ -62,6 +63,31 @@ class _ManyWaiter:
         self.done = False
 
 
+class ReceiveSource(Protocol):
+    """A transport that carries some of a step's values while the step runs (the same-host
+    step streams, `distributed.transport.step_stream.StreamPump`): it takes the sends of
+    the keys routed to it (`StepRendezvous.route`), and delivers values from its peer into
+    the rendezvous with `send`, read in the thread that waits for them when the step polls
+    it (`StepRendezvous.add_polled`)."""
+
+    def forward(self, key: str, value: Any) -> None:
+        """Takes a `send` of a key routed to this source (it may batch it)."""
+
+    def flush(self) -> None:
+        """Sends what it batched (the waiting thread is about to block)."""
+
+    def wants(self, keys: Iterable[str]) -> bool:
+        """True when one of `keys` is still to arrive through this source."""
+
+    def poll(self) -> None:
+        """Blocks until one batch of values arrived (delivered with `send`), the step was
+        cancelled, or its deadline passed.
+
+        Raises:
+          OpError: the transport failed, or the deadline passed.
+        """
+
+
 class StepRendezvous:
     """Values and waiters of one step. Each sent key is received exactly once."""
 
@@ -74,9 +100,10 @@ class StepRendezvous:
         self.created_s = time.monotonic()
         self.local_runs = 0
         self.local_done = False
-        # NOTE: key -> fn(value) for values that leave on a step stream instead of waiting
-        # here to be pulled (see `transport.step_stream`).
-        self.forward: dict[str, Callable[[Any], None]] = {}
+        # NOTE: key -> the `ReceiveSource` its value leaves on instead of waiting here to
+        # be pulled; and the sources the waiting thread reads itself (`poll`).
+        self._routes: dict[str, ReceiveSource] = {}
+        self._polled: list[ReceiveSource] = []
 
     @property
     def error(self) -> errors.OpError | None:
@@ -89,11 +116,11 @@ class StepRendezvous:
         Raises:
           The abort error if the step was aborted; InternalError on a duplicate send.
         """
-        forward = self.forward.get(key) if self.forward else None
-        if forward is not None:
+        source = self._routes.get(key) if self._routes else None
+        if source is not None:
             if self._error is not None:
                 raise self._error
-            forward(value)
+            source.forward(key, value)
             return
         ready: list[_ManyWaiter] = []
         with self._lock:
@@ -115,6 +142,50 @@ class StepRendezvous:
                 self._values[key] = value
         for w in ready:
             w.callback([w.values[k] for k in w.keys], None)
+
+    # ------------------------------------------------------------ receive sources
+    def route(self, keys: Iterable[str], source: ReceiveSource) -> None:
+        """Sends of `keys` go to `source` from now on."""
+        for key in keys:
+            self._routes[key] = source
+
+    def unroute(self, keys: Iterable[str]) -> None:
+        """Sends of `keys` stay here again."""
+        for key in keys:
+            self._routes.pop(key, None)
+
+    def add_polled(self, source: ReceiveSource) -> None:
+        """The thread waiting for this step's values reads `source` itself (`poll`)."""
+        self._polled.append(source)
+
+    def remove_polled(self, source: ReceiveSource) -> None:
+        """Stops polling `source`."""
+        if source in self._polled:
+            self._polled.remove(source)
+
+    @property
+    def polled(self) -> bool:
+        """True when a waiting thread should `poll` (a source is attached)."""
+        return bool(self._polled)
+
+    def flush_polled(self) -> None:
+        """Lets every polled source send what it batched (before the caller blocks)."""
+        for source in self._polled:
+            source.flush()
+
+    def poll(self, keys: Iterable[str]) -> bool:
+        """Reads one batch from a polled source that still owes one of `keys` (blocking);
+        False when none does (the values come through `send` from elsewhere).
+
+        Raises:
+          OpError: the source failed, or the step's deadline passed.
+        """
+        keys = list(keys)
+        for source in self._polled:
+            if source.wants(keys):
+                source.poll()
+                return True
+        return False
 
     def recv_many_async(self, keys: list[str], callback: Callback) -> Any:
         """Calls `callback(values, None)` once every key arrived, or `callback(None, err)`
@@ -199,7 +270,7 @@ class RendezvousMgr:
                 if self._created % 256 == 0:
                     stale = self._pop_stale_locked()
         for r in stale:
-            r.abort(errors.AbortedError(None, None, f"Step {r.step_id} abandoned"))
+            r.abort(derived(errors.AbortedError(None, None, f"Step {r.step_id} abandoned")))
         return rdv
 
     def begin_local(self, step_id: int) -> StepRendezvous:

@@ -26,7 +26,6 @@ class StepContext:
         "undo_log",
         "device",
         "extra",
-        "pump",
     )
 
     def __init__(
@@ -46,9 +45,6 @@ class StepContext:
         self.undo_log: list[tuple[Var, Any, Any]] = []
         self.device = device
         self.extra: dict[str, Any] = {}
-        # NOTE: reads this step's values off same-host streams in the waiting thread
-        # (`transport.step_stream.StreamPump`), or None.
-        self.pump: Any = None
 
     def assign(self, var: Var, value: Any) -> Any:
         """Replaces the value of `var` (copy-on-write) and records the old one for rollback.

@@ -125,7 +125,7 @@ class ExecutorOpts(_message.Message):
     def __init__(self, record_costs: _Optional[bool] = ..., record_timeline: _Optional[bool] = ..., record_partition_graphs: _Optional[bool] = ..., report_tensor_allocations_upon_oom: _Optional[bool] = ...) -> None: ...
 
 class RunGraphRequest(_message.Message):
-    __slots__ = ("session_handle", "create_worker_session_called", "graph_handle", "step_id", "exec_opts", "send", "recv_key", "is_partial", "is_last_partial_run", "store_errors_in_response_body", "request_id", "tensorweave_accept_shm", "tensorweave_send_shm", "tensorweave_single_partition", "tensorweave_stream_task")
+    __slots__ = ("session_handle", "create_worker_session_called", "graph_handle", "step_id", "exec_opts", "send", "recv_key", "is_partial", "is_last_partial_run", "store_errors_in_response_body", "request_id", "tensorweave_accept_shm", "tensorweave_send_shm", "tensorweave_single_partition", "tensorweave_stream_task", "tensorweave_committed_step")
     SESSION_HANDLE_FIELD_NUMBER: _ClassVar[int]
     CREATE_WORKER_SESSION_CALLED_FIELD_NUMBER: _ClassVar[int]
     GRAPH_HANDLE_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +141,7 @@ class RunGraphRequest(_message.Message):
     TENSORWEAVE_SEND_SHM_FIELD_NUMBER: _ClassVar[int]
     TENSORWEAVE_SINGLE_PARTITION_FIELD_NUMBER: _ClassVar[int]
     TENSORWEAVE_STREAM_TASK_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_COMMITTED_STEP_FIELD_NUMBER: _ClassVar[int]
     session_handle: str
     create_worker_session_called: bool
     graph_handle: str
@@ -156,10 +157,11 @@ class RunGraphRequest(_message.Message):
     tensorweave_send_shm: _containers.RepeatedCompositeFieldContainer[_transport_pb2.ShmTensor]
     tensorweave_single_partition: bool
     tensorweave_stream_task: str
-    def __init__(self, session_handle: _Optional[str] = ..., create_worker_session_called: _Optional[bool] = ..., graph_handle: _Optional[str] = ..., step_id: _Optional[int] = ..., exec_opts: _Optional[_Union[ExecutorOpts, _Mapping]] = ..., send: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., recv_key: _Optional[_Iterable[str]] = ..., is_partial: _Optional[bool] = ..., is_last_partial_run: _Optional[bool] = ..., store_errors_in_response_body: _Optional[bool] = ..., request_id: _Optional[int] = ..., tensorweave_accept_shm: _Optional[bool] = ..., tensorweave_send_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ..., tensorweave_single_partition: _Optional[bool] = ..., tensorweave_stream_task: _Optional[str] = ...) -> None: ...
+    tensorweave_committed_step: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, session_handle: _Optional[str] = ..., create_worker_session_called: _Optional[bool] = ..., graph_handle: _Optional[str] = ..., step_id: _Optional[int] = ..., exec_opts: _Optional[_Union[ExecutorOpts, _Mapping]] = ..., send: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., recv_key: _Optional[_Iterable[str]] = ..., is_partial: _Optional[bool] = ..., is_last_partial_run: _Optional[bool] = ..., store_errors_in_response_body: _Optional[bool] = ..., request_id: _Optional[int] = ..., tensorweave_accept_shm: _Optional[bool] = ..., tensorweave_send_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ..., tensorweave_single_partition: _Optional[bool] = ..., tensorweave_stream_task: _Optional[str] = ..., tensorweave_committed_step: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RunGraphResponse(_message.Message):
-    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message", "tensorweave_deferred_key", "tensorweave_recv_shm", "tensorweave_send_shm_rejected")
+    __slots__ = ("recv", "step_stats", "cost_graph", "partition_graph", "status_code", "status_error_message", "tensorweave_deferred_key", "tensorweave_recv_shm", "tensorweave_send_shm_rejected", "tensorweave_derived")
     RECV_FIELD_NUMBER: _ClassVar[int]
     STEP_STATS_FIELD_NUMBER: _ClassVar[int]
     COST_GRAPH_FIELD_NUMBER: _ClassVar[int]
@@ -169,6 +171,7 @@ class RunGraphResponse(_message.Message):
     TENSORWEAVE_DEFERRED_KEY_FIELD_NUMBER: _ClassVar[int]
     TENSORWEAVE_RECV_SHM_FIELD_NUMBER: _ClassVar[int]
     TENSORWEAVE_SEND_SHM_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    TENSORWEAVE_DERIVED_FIELD_NUMBER: _ClassVar[int]
     recv: _containers.RepeatedCompositeFieldContainer[_named_tensor_pb2.NamedTensorProto]
     step_stats: _step_stats_pb2.StepStats
     cost_graph: _cost_graph_pb2.CostGraphDef
@@ -178,7 +181,8 @@ class RunGraphResponse(_message.Message):
     tensorweave_deferred_key: _containers.RepeatedScalarFieldContainer[str]
     tensorweave_recv_shm: _containers.RepeatedCompositeFieldContainer[_transport_pb2.ShmTensor]
     tensorweave_send_shm_rejected: bool
-    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., tensorweave_deferred_key: _Optional[_Iterable[str]] = ..., tensorweave_recv_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ..., tensorweave_send_shm_rejected: _Optional[bool] = ...) -> None: ...
+    tensorweave_derived: bool
+    def __init__(self, recv: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., step_stats: _Optional[_Union[_step_stats_pb2.StepStats, _Mapping]] = ..., cost_graph: _Optional[_Union[_cost_graph_pb2.CostGraphDef, _Mapping]] = ..., partition_graph: _Optional[_Iterable[_Union[_graph_pb2.GraphDef, _Mapping]]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., tensorweave_deferred_key: _Optional[_Iterable[str]] = ..., tensorweave_recv_shm: _Optional[_Iterable[_Union[_transport_pb2.ShmTensor, _Mapping]]] = ..., tensorweave_send_shm_rejected: _Optional[bool] = ..., tensorweave_derived: _Optional[bool] = ...) -> None: ...
 
 class CleanupGraphRequest(_message.Message):
     __slots__ = ("step_id", "tensorweave_rollback")

@@ -263,8 +263,8 @@ class Plan:
 
     def waits_in_own_thread(self, traced: bool) -> bool:
         """True when `run` waits for its receives in the calling thread, through
-        `Receives.wait` (a straight-line plan, untraced): it can then read them off the
-        step's streams itself (`StepContext.pump`)."""
+        `Receives.wait` (a straight-line plan, untraced): it can then poll the step
+        rendezvous's receive sources itself (`StepRendezvous.poll`)."""
         return self._straight is not None and not traced
 
     def run(self, ctx: StepContext, feeds: list[Any], stats: StepStatsCollector | None = None):

@@ -79,6 +79,8 @@ class _Partitioner:
                        client: bool) -> dict:
         inc = self.client_incarnation if client and send == self.client_device else \
             self.incarnations.get(send, 1)
+        if inc >= 1 << 63:
+            inc -= 1 << 64  # NOTE: TensorFlow's uint64 incarnations ride in an int64 attr
         return {
             "tensor_name": tensor_name, "send_device": send, "send_device_incarnation": inc,
             "recv_device": recv, "client_terminated": client, "T": dtype,

@@ -227,7 +227,9 @@ class Receives:
         self._got: dict[int, Any] = {}
         self._nodes = {i: e.node for i, e in recvs}
         self._keys = {i: e.fn.key for i, e in recvs}
-        self._pump = ctx.pump
+        rdv = ctx.rendezvous
+        # NOTE: values that arrive on a transport read by this very thread (step streams).
+        self._rdv = rdv if rdv is not None and rdv.polled else None
         self._token = ctx.cancellation.register(lambda err: self._q.put((-1, None, err, 0)))
         if self._token is None:
             ctx.cancellation.check()
@@ -242,9 +244,9 @@ class Receives:
             DeadlineExceededError when the step's deadline passes first.
         """
         got = self._got
-        pump = self._pump
+        rdv = self._rdv
         while any(i not in got for i in ids):
-            if pump is not None and self._pump_once(ids):
+            if rdv is not None and self._poll_once(ids):
                 continue
             timeout = self._ctx.remaining_s()
             try:
@@ -262,18 +264,14 @@ class Receives:
             got[i] = r
         return tuple(got.pop(i) for i in ids)
 
-    def _pump_once(self, ids: tuple[int, ...]) -> bool:
-        """Reads one frame off the step's streams when a value awaited here (and none that
-        already arrived) is still to come on one; False when the queue should be waited
-        on instead."""
-        self._pump.flush()
+    def _poll_once(self, ids: tuple[int, ...]) -> bool:
+        """Reads one batch off the rendezvous's polled sources when a value awaited here
+        (and none that already arrived) is still to come on one; False when the queue
+        should be waited on instead."""
+        self._rdv.flush_polled()
         if not self._q.empty():
             return False
-        missing = [self._keys[i] for i in ids if i not in self._got]
-        if not self._pump.wants(missing):
-            return False
-        self._pump.step()
-        return True
+        return self._rdv.poll([self._keys[i] for i in ids if i not in self._got])
 
     def close(self) -> None:
         """Stops listening to the step's cancellation."""

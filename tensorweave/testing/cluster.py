@@ -32,8 +32,10 @@ def create_local_cluster(
     protocol: str = "grpc",
     worker_config: Any = None,
     ps_config: Any = None,
+    runtime: Any = None,
 ) -> tuple[list, list]:
-    """Starts `num_workers` worker and `num_ps` ps servers in this process.
+    """Starts `num_workers` worker and `num_ps` ps servers in this process (registered in
+    `runtime`, a `ProcessRuntime`; default: the process's).
 
     Returns:
       (worker servers, ps servers); stop them with `server.stop()`.
@@ -47,9 +49,11 @@ def create_local_cluster(
     if num_ps:
         spec["ps"] = ["localhost:0"] * num_ps
     workers = [
-        Server(spec, "worker", i, protocol, worker_config, start=False) for i in range(num_workers)
+        Server(spec, "worker", i, protocol, worker_config, start=False, runtime=runtime)
+        for i in range(num_workers)
     ]
-    ps = [Server(spec, "ps", i, protocol, ps_config, start=False) for i in range(num_ps)]
+    ps = [Server(spec, "ps", i, protocol, ps_config, start=False, runtime=runtime)
+          for i in range(num_ps)]
     actual = {"worker": [s.target[len("grpc://") :] for s in workers]}
     if num_ps:
         actual["ps"] = [s.target[len("grpc://") :] for s in ps]

@@ -116,6 +116,7 @@ def MonitoredTrainingSession(  # noqa: N802  (TensorFlow's name)
     max_wait_secs: float = 7200,
     save_checkpoint_steps: Any = USE_DEFAULT,
     summary_dir: str | None = None,
+    recovery_wait_secs: float = 30,
 ) -> MonitoredSession:
     """A `MonitoredSession` set up for training (follows `tf.train.MonitoredTrainingSession`).
 
@@ -145,6 +146,9 @@ def MonitoredTrainingSession(  # noqa: N802  (TensorFlow's name)
       max_wait_secs: seconds a non-chief waits for the model to be ready.
       save_checkpoint_steps: checkpoint interval in global steps (seconds win if both).
       summary_dir: directory of the summaries (default: `checkpoint_dir`).
+      recovery_wait_secs: seconds between a session creator's readiness checks (a
+        non-chief polls the chief's initialization this often; tensorweave extension,
+        TensorFlow fixes it at 30).
 
     Returns:
       A `MonitoredSession`.
@@ -162,7 +166,8 @@ def MonitoredTrainingSession(  # noqa: N802  (TensorFlow's name)
     scaffold = scaffold or Scaffold()
     if not is_chief:
         creator = WorkerSessionCreator(
-            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs
+            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs,
+            recovery_wait_secs=recovery_wait_secs,
         )
         return MonitoredSession(
             session_creator=creator,
@@ -170,7 +175,8 @@ def MonitoredTrainingSession(  # noqa: N802  (TensorFlow's name)
             stop_grace_period_secs=stop_grace_period_secs,
         )
     creator = ChiefSessionCreator(
-        scaffold=scaffold, checkpoint_dir=checkpoint_dir, master=master, config=config
+        scaffold=scaffold, checkpoint_dir=checkpoint_dir, master=master, config=config,
+        recovery_wait_secs=recovery_wait_secs,
     )
     all_hooks = list(chief_only_hooks or [])
     all_hooks += _chief_saving_hooks(

@@ -27,14 +27,13 @@ class SessionCreator(abc.ABC):
 class _ScaffoldedCreator(SessionCreator):
     """A creator whose session manager is built from a finalized scaffold."""
 
-    # Seconds between readiness checks: SessionManager's default, as in TF (tests shorten it).
-    _recovery_wait_secs: float = 30
-
-    def __init__(self, scaffold: Scaffold | None, master: str, config: Any):
+    def __init__(self, scaffold: Scaffold | None, master: str, config: Any,
+                 recovery_wait_secs: float):
         self._scaffold = scaffold or Scaffold()
         self._session_manager: SessionManager | None = None
         self._master = master
         self._config = config
+        self._recovery_wait_secs = recovery_wait_secs
 
     def _get_session_manager(self) -> SessionManager:
         if self._session_manager is None:
@@ -60,6 +59,8 @@ class ChiefSessionCreator(_ScaffoldedCreator):
       config: `ConfigProto` for the session.
       checkpoint_dir: directory whose latest checkpoint is restored, if any.
       checkpoint_filename_with_path: a checkpoint prefix to restore instead.
+      recovery_wait_secs: seconds between two readiness checks of the session manager
+        (tensorweave extension; TensorFlow fixes it at `SessionManager`'s default, 30).
     """
 
     def __init__(
@@ -69,8 +70,9 @@ class ChiefSessionCreator(_ScaffoldedCreator):
         config: Any = None,
         checkpoint_dir: str | None = None,
         checkpoint_filename_with_path: str | None = None,
+        recovery_wait_secs: float = 30,
     ):
-        super().__init__(scaffold, master, config)
+        super().__init__(scaffold, master, config, recovery_wait_secs)
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
 
@@ -103,6 +105,8 @@ class WorkerSessionCreator(_ScaffoldedCreator):
       master: the session target.
       config: `ConfigProto` for the session.
       max_wait_secs: how long to wait for the model to become ready (seconds).
+      recovery_wait_secs: seconds between two checks whether the chief made the model
+        ready (tensorweave extension; TensorFlow fixes it at 30).
     """
 
     def __init__(
@@ -111,8 +115,9 @@ class WorkerSessionCreator(_ScaffoldedCreator):
         master: str = "",
         config: Any = None,
         max_wait_secs: float = 30 * 60,
+        recovery_wait_secs: float = 30,
     ):
-        super().__init__(scaffold, master, config)
+        super().__init__(scaffold, master, config, recovery_wait_secs)
         self._max_wait_secs = max_wait_secs
 
     def create_session(self) -> Any:

@@ -1,5 +1,12 @@
 """gRPC clients of a task's services: `GrpcRemoteWorker` (the `WorkerInterface` over the
-wire) and `GrpcRemoteMaster` (TensorFlow's `MasterService`).
+wire) and `GrpcRemoteMaster` (TensorFlow's `MasterService`), with their transport factories
+(`connect`, `connect_master`; see `transports`). `make_channel` is the one place a client
+channel is built.
+
+A peer may be a real TensorFlow task: tensorweave's extensions (`methods.EXTENSION_METHODS`)
+are tried once per peer, and a peer that answers UNIMPLEMENTED gets plain TensorFlow calls
+from then on (`PeerFeatures`): `RecvTensor` per key for `RecvTensors`, every tensor inside
+`RunGraph` instead of /dev/shm files and chunk streams.
 
 Large tensors to and from a task on this host travel as /dev/shm files named in the
 `RunGraph`/`RecvTensors` messages themselves (see `shm`: no extra round trip, one memcpy
@@ -19,22 +26,16 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
-from tensorweave.distributed.transfer_stats import STATS
-from tensorweave.distributed.transport import codec, shm
-from tensorweave.distributed.transport.grpc_server import (
-    CHANNEL_OPTIONS,
-    LOCAL_METHODS,
-    MASTER_SERVICE,
-    TW_WORKER_SERVICE,
-    WORKER_SERVICE,
-)
+from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
+from tensorweave.distributed.transfer_stats import nbytes
+from tensorweave.distributed.transport import codec, methods, shm
 from tensorweave.distributed.transport.local_rpc import LocalRpcClient
 from tensorweave.distributed.transport.status import (
     error_from_code,
+    error_from_response,
     error_from_status,
     from_rpc_error,
 )
-from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
 from tensorweave.distributed.transport.stream_conn import StreamClosed, StreamConn
 from tensorweave.protos import (
     master_pb2,
@@ -44,11 +45,56 @@ from tensorweave.protos import (
 )
 
 CONTROL_TIMEOUT_S = 30.0
+PROBE_TIMEOUT_S = 10.0
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_send_message_length", -1),
+    ("grpc.max_receive_message_length", -1),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 300),
+    ("grpc.keepalive_time_ms", 10000),
+    ("grpc.keepalive_timeout_ms", 5000),
+    ("grpc.enable_retries", 0),
+]
 
 
 def make_channel(address: str) -> grpc.Channel:
-    """An insecure channel to `address` with unlimited message sizes and fast reconnects."""
+    """An insecure channel to `address` with unlimited message sizes and fast reconnects
+    (every client channel of tensorweave is made here)."""
     return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+def shared_channel(peer: Any) -> grpc.Channel:
+    """The channel to `peer.address`, one per address per `WorkerCache`."""
+    return peer.shared(("grpc-channel", peer.address), lambda: make_channel(peer.address))
+
+
+def connect(peer: Any) -> GrpcRemoteWorker:
+    """The gRPC transport (applies to every peer): a `GrpcRemoteWorker`."""
+    return GrpcRemoteWorker(peer.task, peer.address, shared_channel(peer),
+                            peer.options.shared_memory, runtime=peer.runtime)
+
+
+def connect_master(peer: Any) -> GrpcRemoteMaster:
+    """A `GrpcRemoteMaster` of `peer`."""
+    return GrpcRemoteMaster(peer.task, peer.address, shared_channel(peer))
+
+
+class PeerFeatures:
+    """What one peer speaks: tensorweave's extensions (unknown until tried), and so
+    whether tensors may go as /dev/shm files or chunk streams."""
+
+    def __init__(self) -> None:
+        self.extensions: bool | None = None
+
+    def lacks(self, error: errors.OpError) -> bool:
+        """Records an extension call's error; True when it says the peer does not have
+        the method (it is then a plain TensorFlow task: fall back)."""
+        if isinstance(error, errors.UnimplementedError) and self.extensions is not True:
+            self.extensions = False
+            return True
+        return False
 
 
 class _Stub:
@@ -69,7 +115,7 @@ class _Stub:
     def call(self, path: str, request: Any, timeout_s: float | None = CONTROL_TIMEOUT_S,
              wait_for_ready: bool = False) -> bytes:
         data = request.SerializeToString()
-        if self.local is not None and path in LOCAL_METHODS and not wait_for_ready:
+        if self.local is not None and path in methods.LOCAL_METHODS and not wait_for_ready:
             # NOTE: None when the peer has no same-host socket: gRPC below.
             out = self.local.call(path, data, timeout_s)
             if out is not None:
@@ -77,7 +123,14 @@ class _Stub:
         try:
             return self.method(path)(data, timeout=timeout_s, wait_for_ready=wait_for_ready)
         except grpc.RpcError as e:
-            raise from_rpc_error(e, self.task, self.address) from None
+            raise from_rpc_error(e, self.task, self.address, path) from None
+
+    def stream_call(self, path: str, kind: str, request: Any, timeout_s: float | None) -> Any:
+        """A streaming call (`kind` as in `grpc.Channel`); transport errors name the peer."""
+        try:
+            return self.method(path, kind)(request, timeout=timeout_s)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, self.task, self.address, path) from None
 
 
 class GrpcRemoteWorker:
@@ -89,26 +142,27 @@ class GrpcRemoteWorker:
       channel: an existing channel to reuse (one per address per cache).
       shared_memory: hand large tensors over as /dev/shm files when the task runs on this
         host (see `shm`); False always uses gRPC streams.
-      local_rpc: make the per-step calls (`RunGraph`, `RecvTensors`, `CleanupGraph`) over
-        the task's Unix domain socket when it runs on this host (see `local_rpc`).
+      local: a `LocalRpcClient` making the per-step calls (`RunGraph`, `RecvTensors`,
+        `CleanupGraph`) over the task's Unix domain socket (the same-host transport), or
+        None.
+      runtime: the `ProcessRuntime` counting the bytes and owning the client outbox
+        (default: the process's).
     """
 
+    in_process = False
+
     def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
-                 shared_memory: bool = True, local_rpc: bool = True):
+                 shared_memory: bool = True, local: LocalRpcClient | None = None,
+                 runtime: ProcessRuntime | None = None):
         self.task_name = task_name
         self.address = address
-        local = (LocalRpcClient(task_name, address)
-                 if local_rpc and shm.is_local_address(address) else None)
         self._stub = _Stub(channel or make_channel(address), task_name, address, local)
-        self._shm = shm.PeerState(address, shared_memory)
+        self._runtime = runtime or default_runtime()
+        self._shm = shm.PeerState(address, shared_memory, self._runtime.host)
+        self.features = PeerFeatures()
+        self.stats = self._runtime.stats
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-
-    def _tf(self, name: str) -> str:
-        return f"/{WORKER_SERVICE}/{name}"
-
-    def _tw(self, name: str) -> str:
-        return f"/{TW_WORKER_SERVICE}/{name}"
 
     def _threads(self) -> concurrent.futures.ThreadPoolExecutor:
         with self._pool_lock:
@@ -131,15 +185,39 @@ class GrpcRemoteWorker:
           DeadlineExceededError: if the task did not answer in time.
           UnavailableError: if it is unreachable and `wait_for_ready` is False.
         """
-        data = self._stub.call(self._tf("GetStatus"), worker_pb2.GetStatusRequest(),
+        data = self._stub.call(methods.GET_STATUS, worker_pb2.GetStatusRequest(),
                                timeout_s, wait_for_ready)
         return list(worker_pb2.GetStatusResponse.FromString(data).device_attributes)
 
     def get_server_def(self, timeout_s: float | None = None) -> Any:
-        """The remote task's `ServerDef` (its cluster and identity)."""
-        data = self._stub.call(self._tw("GetServerDef"), transport_pb2.GetServerDefRequest(),
-                               timeout_s, wait_for_ready=True)
+        """The remote task's `ServerDef` (its cluster and identity).
+
+        Raises:
+          UnimplementedError: the task is not a tensorweave task (naming method and peer).
+        """
+        try:
+            data = self._stub.call(methods.GET_SERVER_DEF,
+                                   transport_pb2.GetServerDefRequest(), timeout_s,
+                                   wait_for_ready=True)
+        except errors.UnimplementedError as e:
+            self.features.lacks(e)
+            raise
+        self.features.extensions = True
         return tensorflow_server_pb2.ServerDef.FromString(data)
+
+    def speaks_extensions(self) -> bool:
+        """True when the task is a tensorweave task (asked once with `GetServerDef`; a
+        peer that answers on the same-host socket is one)."""
+        if self.features.extensions is None:
+            try:
+                self._stub.call(methods.GET_SERVER_DEF, transport_pb2.GetServerDefRequest(),
+                                PROBE_TIMEOUT_S)
+            except errors.OpError as e:
+                if not self.features.lacks(e):
+                    return False  # NOTE: unreachable: not known yet, asked again next time
+            else:
+                self.features.extensions = True
+        return bool(self.features.extensions)
 
     def create_worker_session(self, session_handle: str, server_def: Any,
                               isolate_session_state: bool, master_task: str) -> None:
@@ -149,21 +227,21 @@ class GrpcRemoteWorker:
         )
         if server_def is not None:
             req.server_def.CopyFrom(server_def)
-        self._stub.call(self._tf("CreateWorkerSession"), req)
+        self._stub.call(methods.CREATE_WORKER_SESSION, req)
 
     def delete_worker_session(self, session_handle: str) -> None:
-        self._stub.call(self._tf("DeleteWorkerSession"),
+        self._stub.call(methods.DELETE_WORKER_SESSION,
                         worker_pb2.DeleteWorkerSessionRequest(session_handle=session_handle))
 
     def register_graph(self, session_handle: str, graph_def: Any) -> str:
         req = worker_pb2.RegisterGraphRequest(session_handle=session_handle,
                                               create_worker_session_called=True)
         req.graph_def.CopyFrom(graph_def)
-        data = self._stub.call(self._tf("RegisterGraph"), req)
+        data = self._stub.call(methods.REGISTER_GRAPH, req)
         return worker_pb2.RegisterGraphResponse.FromString(data).graph_handle
 
     def deregister_graph(self, session_handle: str, graph_handle: str) -> None:
-        self._stub.call(self._tf("DeregisterGraph"), worker_pb2.DeregisterGraphRequest(
+        self._stub.call(methods.DEREGISTER_GRAPH, worker_pb2.DeregisterGraphRequest(
             session_handle=session_handle, graph_handle=graph_handle,
             create_worker_session_called=True))
 
@@ -173,7 +251,7 @@ class GrpcRemoteWorker:
 
         def send() -> None:
             try:
-                self._stub.call(self._tf("CleanupGraph"), req, CONTROL_TIMEOUT_S)
+                self._stub.call(methods.CLEANUP_GRAPH, req, CONTROL_TIMEOUT_S)
             except errors.OpError:
                 pass  # the task is gone: nothing left to clean there
 
@@ -182,7 +260,7 @@ class GrpcRemoteWorker:
     def cleanup_all(self, containers: list[str], master_task: str = "") -> None:
         req = worker_pb2.CleanupAllRequest(container=containers,
                                            tensorweave_master_task=master_task)
-        self._stub.call(self._tf("CleanupAll"), req)
+        self._stub.call(methods.CLEANUP_ALL, req)
 
     # ------------------------------------------------------------- steps
     # NOTE: blocking calls only. A gRPC future starts a channel spin thread per call when
@@ -197,7 +275,8 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the step's error, or the transport error naming this task.
         """
-        use_shm = self._shm.usable()
+        self.stats.add(sent=nbytes(call.sends.values()))
+        use_shm = self._shm.usable() and self.speaks_extensions()
         resp = self._run_graph(call, use_shm)
         if resp.tensorweave_send_shm_rejected:
             # NOTE: the worker read none of it and ran nothing: resend over gRPC.
@@ -211,7 +290,7 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the error the response carries.
         """
-        err = error_from_code(resp.status_code, resp.status_error_message)
+        err = error_from_response(resp)
         if err is not None:
             raise err
         recvs = {nt.name: codec.decode(nt.tensor) for nt in resp.recv}
@@ -220,6 +299,7 @@ class GrpcRemoteWorker:
         for key in resp.tensorweave_deferred_key:
             recvs[key] = self.pull_tensor(call.step_id, key, call.timeout_s, writable=True)
         stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
+        self.stats.add(received=nbytes(recvs.values()))
         return RunGraphResult(recvs, stats)
 
     @staticmethod
@@ -229,14 +309,16 @@ class GrpcRemoteWorker:
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
             store_errors_in_response_body=True, tensorweave_accept_shm=use_shm,
             tensorweave_single_partition=call.single_partition,
+            tensorweave_committed_step=call.committed or (),
         )
         req.exec_opts.record_timeline = call.record_timeline
         return req
 
     @property
-    def streams_locally(self) -> bool:
-        """True when `start_streamed` can apply (the task has a same-host socket address)."""
-        return self._stub.local is not None
+    def streaming(self) -> GrpcRemoteWorker | None:
+        """This worker as a `StepStreaming` when the task has a same-host socket address,
+        else None."""
+        return self if self._stub.local is not None else None
 
     def start_streamed(self, call: RunGraphCall, stream_task: str) -> StreamedRun | None:
         """Starts `call` as a streamed `RunGraph` (see `step_stream`): the values between
@@ -254,12 +336,16 @@ class GrpcRemoteWorker:
         req.tensorweave_stream_task = stream_task
         for key, value in call.sends.items():
             codec.encode(value, req.send.add(name=key).tensor)
-        conn = local.open_stream(STREAMED_METHOD, req.SerializeToString(), call.timeout_s)
-        return None if conn is None else StreamedRun(self, call, conn)
+        conn = local.open_stream(methods.STREAMED_RUN_GRAPH, req.SerializeToString(),
+                                 call.timeout_s)
+        if conn is None:
+            return None
+        self.stats.add(sent=nbytes(call.sends.values()))
+        return StreamedRun(self, call, conn)
 
     def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
         req = self._request(call, use_shm)
-        outbox = shm.client_outbox() if use_shm else None
+        outbox = self._runtime.client_outbox() if use_shm else None
         files: list[Any] = []
         try:
             for key, value in call.sends.items():
@@ -269,13 +355,13 @@ class GrpcRemoteWorker:
                         continue
                     except shm.ShmError:
                         pass  # NOTE: full or missing /dev/shm: gRPC below
-                if codec.is_inline(value):
+                if codec.is_inline(value) or not self.speaks_extensions():
                     codec.encode(value, req.send.add(name=key).tensor)
                 else:
                     self.push_tensor(call.step_id, key, value, call.timeout_s)
             req.tensorweave_send_shm.extend(files)
             return worker_pb2.RunGraphResponse.FromString(
-                self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
+                self._stub.call(methods.RUN_GRAPH, req, call.timeout_s))
         finally:
             # NOTE: the worker reads (and unlinks) feed files before it runs the graph, so
             # whatever is left once the call returned is garbage.
@@ -304,13 +390,30 @@ class GrpcRemoteWorker:
                      timeout_s: float | None = None) -> list[Any]:
         """Pulls rendezvous values of `step_id` from this task, waiting until all were sent.
 
+        A TensorFlow task gets one `RecvTensor` per key instead (see `PeerFeatures`).
+
         Raises:
           OpError: the sender's error, or the transport error naming this task.
         """
+        if self.features.extensions is False:
+            values = [self.recv_tensor(step_id, k, timeout_s) for k in keys]
+        else:
+            values = self._recv_tensors(step_id, keys, timeout_s)
+        self.stats.add(received=nbytes(values))
+        return values
+
+    def _recv_tensors(self, step_id: int, keys: list[str],
+                      timeout_s: float | None) -> list[Any]:
         req = transport_pb2.RecvTensorsRequest(step_id=step_id, rendezvous_key=keys,
                                                accept_shm=self._shm.usable())
-        resp = transport_pb2.RecvTensorsResponse.FromString(
-            self._stub.call(self._tw("RecvTensors"), req, timeout_s))
+        try:
+            data = self._stub.call(methods.RECV_TENSORS, req, timeout_s)
+        except errors.OpError as e:
+            if self.features.lacks(e):
+                return [self.recv_tensor(step_id, k, timeout_s) for k in keys]
+            raise
+        self.features.extensions = True
+        resp = transport_pb2.RecvTensorsResponse.FromString(data)
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
@@ -319,6 +422,16 @@ class GrpcRemoteWorker:
         for key in resp.deferred_key:
             got[key] = self.pull_tensor(step_id, key, timeout_s)
         return [got[k] for k in keys]
+
+    def recv_tensor(self, step_id: int, key: str, timeout_s: float | None = None) -> Any:
+        """TensorFlow's `RecvTensor`: one rendezvous value of `step_id` from this task.
+
+        Raises:
+          OpError: the sender's error, or the transport error naming this task.
+        """
+        req = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
+        data = self._stub.call(methods.RECV_TENSOR, req, timeout_s)
+        return codec.decode(worker_pb2.RecvTensorResponse.FromString(data).tensor)
 
     def recv_tensors_async(self, step_id: int, keys: list[str], done: Done,
                            timeout_s: float | None = None) -> Canceller:
@@ -337,12 +450,13 @@ class GrpcRemoteWorker:
           OpError: the sender's error, or the transport error naming this task.
         """
         req = transport_pb2.RecvTensorStreamRequest(step_id=step_id, rendezvous_key=key)
+        path = methods.RECV_TENSOR_STREAM
         try:
-            stream = self._stub.method(self._tw("RecvTensorStream"), "unary_stream")(
-                req.SerializeToString(), timeout=timeout_s)
+            stream = self._stub.method(path, "unary_stream")(req.SerializeToString(),
+                                                              timeout=timeout_s)
             return codec.assemble(stream, writable)[1]
         except grpc.RpcError as e:
-            raise from_rpc_error(e, self.task_name, self.address) from None
+            raise from_rpc_error(e, self.task_name, self.address, path) from None
 
     def push_tensor(self, step_id: int, key: str, value: Any,
                     timeout_s: float | None = None) -> None:
@@ -351,11 +465,8 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the receiver's error, or the transport error naming this task.
         """
-        try:
-            data = self._stub.method(self._tw("PushTensorStream"), "stream_unary")(
-                codec.stream_messages(step_id, key, value), timeout=timeout_s)
-        except grpc.RpcError as e:
-            raise from_rpc_error(e, self.task_name, self.address) from None
+        data = self._stub.stream_call(methods.PUSH_TENSOR_STREAM, "stream_unary",
+                                      codec.stream_messages(step_id, key, value), timeout_s)
         status = transport_pb2.TensorStreamStatus.FromString(data)
         err = error_from_code(status.status_code, status.status_error_message)
         if err is not None:
@@ -403,15 +514,17 @@ class StreamedRun:
         except TimeoutError:
             self.abandon()
             raise error_from_status(errors.DEADLINE_EXCEEDED, "Deadline Exceeded", task,
-                                    address) from None
+                                    address, methods.STREAMED_RUN_GRAPH) from None
         except StreamClosed as e:
             self.abandon()
-            raise error_from_status(errors.UNAVAILABLE, str(e), task, address) from None
+            raise error_from_status(errors.UNAVAILABLE, str(e), task, address,
+                                    methods.STREAMED_RUN_GRAPH) from None
         self._settled = True
         self.worker._stub.local.release_stream(conn)
-        STATS.add_streamed_run()
+        self.worker.stats.add_streamed_run()
         if status:
-            raise error_from_status(status, body.decode(errors="replace"), task, address)
+            raise error_from_status(status, body.decode(errors="replace"), task, address,
+                                    methods.STREAMED_RUN_GRAPH)
         try:
             resp = worker_pb2.RunGraphResponse.FromString(body)
         except DecodeError as e:
@@ -440,16 +553,14 @@ class GrpcRemoteMaster:
         self.address = address
         self._stub = _Stub(channel or make_channel(address), task_name, address)
 
-    def _m(self, name: str) -> str:
-        return f"/{MASTER_SERVICE}/{name}"
-
     def create_session(self, graph_def: Any, config: Any, timeout_s: float | None) -> tuple:
         req = master_pb2.CreateSessionRequest()
         req.graph_def.CopyFrom(graph_def)
         if config is not None:
             req.config.CopyFrom(config)
         resp = master_pb2.CreateSessionResponse.FromString(
-            self._stub.call(self._m("CreateSession"), req, timeout_s, wait_for_ready=True))
+            self._stub.call(methods.master_path("CreateSession"), req, timeout_s,
+                            wait_for_ready=True))
         return resp.session_handle, resp.graph_version
 
     def extend_session(self, handle: str, graph_def: Any, current_version: int) -> int:
@@ -457,7 +568,7 @@ class GrpcRemoteMaster:
                                               current_graph_version=current_version)
         req.graph_def.CopyFrom(graph_def)
         return master_pb2.ExtendSessionResponse.FromString(
-            self._stub.call(self._m("ExtendSession"), req)).new_graph_version
+            self._stub.call(methods.master_path("ExtendSession"), req)).new_graph_version
 
     def run_step(self, handle: str, feeds: dict[str, Any], fetches: list[str],
                  targets: list[str], options: Any, run_metadata: Any,
@@ -469,7 +580,7 @@ class GrpcRemoteMaster:
         if options is not None:
             req.options.CopyFrom(options)
         resp = master_pb2.RunStepResponse.FromString(
-            self._stub.call(self._m("RunStep"), req, timeout_s))
+            self._stub.call(methods.master_path("RunStep"), req, timeout_s))
         err = error_from_code(resp.status_code, resp.status_error_message)
         if err is not None:
             raise err
@@ -479,15 +590,15 @@ class GrpcRemoteMaster:
         return [got[f] for f in fetches]
 
     def close_session(self, handle: str) -> None:
-        self._stub.call(self._m("CloseSession"),
+        self._stub.call(methods.master_path("CloseSession"),
                         master_pb2.CloseSessionRequest(session_handle=handle))
 
     def list_devices(self, timeout_s: float | None = None) -> list[Any]:
         resp = master_pb2.ListDevicesResponse.FromString(self._stub.call(
-            self._m("ListDevices"), master_pb2.ListDevicesRequest(), timeout_s, True))
+            methods.master_path("ListDevices"), master_pb2.ListDevicesRequest(), timeout_s, True))
         return list(resp.local_device) + list(resp.remote_device)
 
     def reset(self, containers: list[str], device_filters: list[str],
               timeout_s: float | None) -> None:
         req = master_pb2.ResetRequest(container=containers, device_filters=device_filters)
-        self._stub.call(self._m("Reset"), req, timeout_s, wait_for_ready=True)
+        self._stub.call(methods.master_path("Reset"), req, timeout_s, wait_for_ready=True)

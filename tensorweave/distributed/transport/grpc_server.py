@@ -1,6 +1,7 @@
 """gRPC server of a task: generic handlers under TensorFlow's method paths
-(`/tensorflow.grpc.WorkerService/RunGraph`, `/tensorflow.grpc.MasterService/RunStep`, ...)
-plus tensorweave's transfer methods (`/tensorweave.grpc.WorkerService/RecvTensors`, ...).
+(`/tensorflow.WorkerService/RunGraph`, `/tensorflow.MasterService/RunStep`, ...) plus
+tensorweave's extensions (`/tensorweave.WorkerService/RecvTensors`, ...), all named in
+`methods`. `bind` is the one place a gRPC server is built.
 
 Handlers take and return raw bytes; protobuf parsing happens here, tensor bodies go
 through `codec`. Malformed payloads get INVALID_ARGUMENT and the server stays up.
@@ -8,8 +9,9 @@ through `codec`. Malformed payloads get INVALID_ARGUMENT and the server stays up
 Large tensors (see `codec` and `shm`): a caller on this host that sets
 `RunGraphRequest.tensorweave_accept_shm` (or `RecvTensorsRequest.accept_shm`) gets them as
 /dev/shm files in the response (`tensorweave_recv_shm` / `shm_tensor`), registered in the
-worker's `shm_outbox` so that `RecvTensorStream` can still serve them if the caller cannot
-read the file; otherwise (or when a write fails) they are stashed for `RecvTensorStream`.
+worker's outbox (`WorkerTransfers.outbox`) so that `RecvTensorStream` can still serve them
+if the caller cannot read the file; otherwise (or when a write fails) they are stashed
+(`WorkerTransfers.stash`) for `RecvTensorStream`.
 Feeds arriving as files (`tensorweave_send_shm`) are read before the graph runs; if one
 cannot be read the response says `tensorweave_send_shm_rejected` and nothing runs.
 A server whose default session config sets `tensorweave.disable_shared_memory` neither
@@ -28,32 +30,12 @@ from google.protobuf.message import DecodeError
 
 from tensorweave import errors
 from tensorweave.distributed.interfaces import RunGraphCall
-from tensorweave.distributed.transport import codec, shm
+from tensorweave.distributed.transfer_stats import nbytes
+from tensorweave.distributed.transport import codec, methods, shm
 from tensorweave.distributed.transport.status import abort
-from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
-from tensorweave.framework.cancellation import CancellationManager
+from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
-WORKER_SERVICE = "tensorflow.grpc.WorkerService"
-MASTER_SERVICE = "tensorflow.grpc.MasterService"
-TW_WORKER_SERVICE = "tensorweave.grpc.WorkerService"
-# The per-step calls that also travel over the same-host socket (see `local_rpc`).
-LOCAL_METHODS = frozenset({
-    f"/{WORKER_SERVICE}/RunGraph", f"/{WORKER_SERVICE}/RecvTensor",
-    f"/{WORKER_SERVICE}/CleanupGraph", f"/{TW_WORKER_SERVICE}/RecvTensors",
-    STREAMED_METHOD,
-})
-
-CHANNEL_OPTIONS = [
-    ("grpc.max_send_message_length", -1),
-    ("grpc.max_receive_message_length", -1),
-    ("grpc.min_reconnect_backoff_ms", 50),
-    ("grpc.initial_reconnect_backoff_ms", 50),
-    ("grpc.max_reconnect_backoff_ms", 300),
-    ("grpc.keepalive_time_ms", 10000),
-    ("grpc.keepalive_timeout_ms", 5000),
-    ("grpc.enable_retries", 0),
-]
 SERVER_OPTIONS = [
     ("grpc.max_send_message_length", -1),
     ("grpc.max_receive_message_length", -1),
@@ -117,11 +99,22 @@ def wait_for(context: Any, start: Callable[[Any], Any], what: str) -> Any:
 
 
 class WorkerServicer:
-    """Serves a `worker.Worker`."""
+    """Serves a `worker.Worker`.
 
-    def __init__(self, worker: Any, server_def: Callable[[], Any]):
+    Args:
+      worker: the worker.
+      transfers: its `WorkerTransfers` (stash and /dev/shm outbox).
+      server_def: returns the server's current `ServerDef`.
+      stats: the process's `TransferStats` (bytes served to pulls).
+    """
+
+    def __init__(self, worker: Any, transfers: Any, server_def: Callable[[], Any],
+                 stats: Any):
         self._w = worker
+        self._stash = transfers.stash
+        self._outbox = transfers.outbox
         self._server_def = server_def
+        self._stats = stats
 
     def _shm_allowed(self) -> bool:
         return not self._server_def().default_session_config.tensorweave.disable_shared_memory
@@ -144,14 +137,14 @@ class WorkerServicer:
         `RecvTensorStream` (its key in `deferred`)."""
         if use_shm and shm.fits(value):
             try:
-                files.append(shm.write(key, value, self._w.shm_outbox, (step_id, key)))
+                files.append(shm.write(key, value, self._outbox, (step_id, key)))
                 return
             except shm.ShmError:
                 pass  # NOTE: full or missing /dev/shm: the stream path below
         if codec.is_inline(value):
             codec.encode(value, inline.add(name=key).tensor)
         else:
-            self._w.stash(step_id, key, value)
+            self._stash.put(step_id, key, value)
             deferred.append(key)
 
     def get_status(self, request: bytes, context: Any) -> bytes:
@@ -207,6 +200,7 @@ class WorkerServicer:
             req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
             req.exec_opts.record_timeline, _time_remaining(context), cancellation,
             req.tensorweave_single_partition, streams, stream_server=True,
+            committed=list(req.tensorweave_committed_step),
         )
         try:
             result = self._w.run_graph(call)
@@ -215,6 +209,7 @@ class WorkerServicer:
                 raise
             resp.status_code = e.error_code
             resp.status_error_message = e.message
+            resp.tensorweave_derived = is_derived(e)
             return resp.SerializeToString()
         use_shm = req.tensorweave_accept_shm and self._shm_allowed()
         for key, value in result.recvs.items():
@@ -240,6 +235,7 @@ class WorkerServicer:
             req.step_id, [req.rendezvous_key], done), "RecvTensor")
         resp = worker_pb2.RecvTensorResponse()
         codec.encode(values[0], resp.tensor)
+        self._stats.add(sent=nbytes(values))
         return resp.SerializeToString()
 
     def recv_tensors(self, request: bytes, context: Any) -> bytes:
@@ -247,6 +243,7 @@ class WorkerServicer:
         keys = list(req.rendezvous_key)
         values = wait_for(context, lambda done: self._w.recv_tensors_async(
             req.step_id, keys, done), "RecvTensors")
+        self._stats.add(sent=nbytes(values))
         resp = transport_pb2.RecvTensorsResponse()
         use_shm = req.accept_shm and self._shm_allowed()
         for key, value in zip(keys, values):
@@ -257,7 +254,11 @@ class WorkerServicer:
     def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:
         try:
             req = _parse(transport_pb2.RecvTensorStreamRequest, request)
-            value = self._w.take_stashed(req.step_id, req.rendezvous_key)
+            value = self._stash.take(req.step_id, req.rendezvous_key)
+            if value is None:
+                raise errors.NotFoundError(
+                    None, None, f"No tensor {req.rendezvous_key} of step {req.step_id} on "
+                    f"{self._w.task_name}")
         except errors.OpError as e:
             yield codec.error_header(0, "", e)
             return
@@ -266,7 +267,7 @@ class WorkerServicer:
     def push_tensor_stream(self, request_iterator: Iterator[bytes], context: Any) -> bytes:
         try:
             header, value = codec.assemble(request_iterator)
-            self._w.stash(header.step_id, header.rendezvous_key, value)
+            self._stash.put(header.step_id, header.rendezvous_key, value)
         except errors.OpError as e:
             return transport_pb2.TensorStreamStatus(
                 status_code=e.error_code, status_error_message=e.message
@@ -281,43 +282,39 @@ class WorkerServicer:
         return self._server_def().SerializeToString()
 
     def local_handlers(self) -> dict[str, Callable[[bytes, Any], bytes]]:
-        """The per-step unary methods by gRPC path, for the same-host socket
-        (`local_rpc`)."""
+        """The per-step unary methods by path, for the same-host socket (`local_rpc`)."""
         handlers = {
-            f"/{WORKER_SERVICE}/RunGraph": _guard(self.run_graph),
-            f"/{WORKER_SERVICE}/RecvTensor": _guard(self.recv_tensor),
-            f"/{WORKER_SERVICE}/CleanupGraph": _guard(self.cleanup_graph),
-            f"/{TW_WORKER_SERVICE}/RecvTensors": _guard(self.recv_tensors),
-            STREAMED_METHOD: _guard(self.run_graph_streamed),
+            methods.RUN_GRAPH: _guard(self.run_graph),
+            methods.RECV_TENSOR: _guard(self.recv_tensor),
+            methods.CLEANUP_GRAPH: _guard(self.cleanup_graph),
+            methods.RECV_TENSORS: _guard(self.recv_tensors),
+            methods.STREAMED_RUN_GRAPH: _guard(self.run_graph_streamed),
         }
-        assert set(handlers) == LOCAL_METHODS
+        assert set(handlers) == methods.LOCAL_METHODS
         return handlers
 
     def handlers(self) -> list[Any]:
+        """GRPC handlers of TensorFlow's `WorkerService` and tensorweave's extensions."""
         unary = grpc.unary_unary_rpc_method_handler
         tf_methods = {
-            "GetStatus": self.get_status,
-            "CreateWorkerSession": self.create_worker_session,
-            "DeleteWorkerSession": self.delete_worker_session,
-            "RegisterGraph": self.register_graph,
-            "DeregisterGraph": self.deregister_graph,
-            "RunGraph": self.run_graph,
-            "CleanupGraph": self.cleanup_graph,
-            "CleanupAll": self.cleanup_all,
-            "RecvTensor": self.recv_tensor,
+            name: unary(_guard(getattr(self, _snake(name)))) for name in methods.WORKER_METHODS
         }
-        tw_methods = {
-            "RecvTensors": unary(_guard(self.recv_tensors)),
-            "GetServerDef": unary(_guard(self.get_server_def)),
-            "RecvTensorStream": grpc.unary_stream_rpc_method_handler(self.recv_tensor_stream),
-            "PushTensorStream": grpc.stream_unary_rpc_method_handler(self.push_tensor_stream),
+        kinds = {
+            "unary_unary": lambda fn: unary(_guard(fn)),
+            "unary_stream": grpc.unary_stream_rpc_method_handler,
+            "stream_unary": grpc.stream_unary_rpc_method_handler,
         }
+        tw_methods = {name: kinds[kind](getattr(self, _snake(name)))
+                      for name, kind in methods.EXTENSION_METHODS.items()}
         return [
-            grpc.method_handlers_generic_handler(
-                WORKER_SERVICE, {k: unary(_guard(v)) for k, v in tf_methods.items()}
-            ),
-            grpc.method_handlers_generic_handler(TW_WORKER_SERVICE, tw_methods),
+            grpc.method_handlers_generic_handler(methods.TF_WORKER_SERVICE, tf_methods),
+            grpc.method_handlers_generic_handler(methods.TW_WORKER_SERVICE, tw_methods),
         ]
+
+
+def _snake(name: str) -> str:
+    """`RecvTensors` -> `recv_tensors` (the servicer method serving an RPC)."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
 class MasterServicer:
@@ -385,22 +382,16 @@ class MasterServicer:
         return b""
 
     def handlers(self) -> list[Any]:
+        """GRPC handlers of TensorFlow's `MasterService`."""
         unary = grpc.unary_unary_rpc_method_handler
-        methods = {
-            "CreateSession": self.create_session,
-            "ExtendSession": self.extend_session,
-            "RunStep": self.run_step,
-            "CloseSession": self.close_session,
-            "ListDevices": self.list_devices,
-            "Reset": self.reset,
-        }
-        return [grpc.method_handlers_generic_handler(
-            MASTER_SERVICE, {k: unary(_guard(v)) for k, v in methods.items()}
-        )]
+        table = {name: unary(_guard(getattr(self, _snake(name))))
+                 for name in methods.MASTER_METHODS}
+        return [grpc.method_handlers_generic_handler(methods.TF_MASTER_SERVICE, table)]
 
 
 def bind(handlers: list[Any], address: str) -> tuple[Any, int]:
     """Creates a gRPC server with `handlers` bound to `address`; returns (server, port).
+    Every gRPC server of tensorweave is built here.
 
     Raises:
       UnknownError: if the address cannot be bound (e.g. the port is in use), naming it.

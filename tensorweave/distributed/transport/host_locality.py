@@ -2,8 +2,9 @@
 
 A target is local when it is a `unix:` target, names a loopback host or address (also the
 unspecified ones, `0.0.0.0` and `::`), or is one of this host's own names and IPs; another
-name is resolved (once per process: gRPC resolves it anyway) and is local when all its
-addresses are. Answers are cached per host.
+name is resolved (once per `HostLocality`: gRPC resolves it anyway) and is local when all
+its addresses are. Answers are cached per host in the `HostLocality` (one per
+`ProcessRuntime`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import threading
 
 _LOOPBACK_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
                    "0.0.0.0", "::", "::1", ""}
-_local_cache: dict[str, bool] = {}
-_own: set[str] | None = None
-_cache_lock = threading.Lock()
 
 
 def host_of(address: str) -> str | None:
@@ -40,53 +38,64 @@ def host_of(address: str) -> str | None:
 
 
 def _own_addresses() -> set[str]:
-    global _own
-    if _own is None:
-        names = {socket.gethostname().lower()}
+    """This host's names and their IPs."""
+    names = {socket.gethostname().lower()}
+    try:
+        names.add(socket.getfqdn().lower())
+    except OSError:
+        pass
+    ips: set[str] = set()
+    for n in list(names):
         try:
-            names.add(socket.getfqdn().lower())
+            ips.update(str(ai[4][0]) for ai in socket.getaddrinfo(n, None))
         except OSError:
             pass
-        ips: set[str] = set()
-        for n in list(names):
-            try:
-                ips.update(str(ai[4][0]) for ai in socket.getaddrinfo(n, None))
-            except OSError:
-                pass
-        _own = names | ips
-    return _own
+    return names | ips
 
 
-def _is_local_host(host: str) -> bool:
-    if host in _LOOPBACK_HOSTS or host in _own_addresses():
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    else:
-        return ip.is_loopback or ip.is_unspecified
-    # NOTE: a name: resolve it (once per process, gRPC resolves it anyway).
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return bool(infos) and all(
-        ipaddress.ip_address(str(ai[4][0]).split("%")[0]).is_loopback
-        or str(ai[4][0]) in _own_addresses()
-        for ai in infos
-    )
+class HostLocality:
+    """Answers `is_local_address`, caching this host's own addresses and each answer."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._answers: dict[str, bool] = {}
+        self._own: set[str] | None = None
 
-def is_local_address(address: str) -> bool:
-    """True when the gRPC target `address` is served on this host."""
-    host = host_of(address)
-    if host is None:
-        return True
-    with _cache_lock:
-        hit = _local_cache.get(host)
-    if hit is None:
-        hit = _is_local_host(host)
-        with _cache_lock:
-            _local_cache[host] = hit
-    return hit
+    def _own_addresses(self) -> set[str]:
+        if self._own is None:
+            self._own = _own_addresses()
+        return self._own
+
+    def _is_local_host(self, host: str) -> bool:
+        own = self._own_addresses()
+        if host in _LOOPBACK_HOSTS or host in own:
+            return True
+        try:
+            ip = ipaddress.ip_address(host)
+        except ValueError:
+            pass
+        else:
+            return ip.is_loopback or ip.is_unspecified
+        # NOTE: a name: resolve it (once, gRPC resolves it anyway).
+        try:
+            infos = socket.getaddrinfo(host, None)
+        except OSError:
+            return False
+        return bool(infos) and all(
+            ipaddress.ip_address(str(ai[4][0]).split("%")[0]).is_loopback
+            or str(ai[4][0]) in own
+            for ai in infos
+        )
+
+    def is_local_address(self, address: str) -> bool:
+        """True when the gRPC target `address` is served on this host."""
+        host = host_of(address)
+        if host is None:
+            return True
+        with self._lock:
+            hit = self._answers.get(host)
+        if hit is None:
+            hit = self._is_local_host(host)
+            with self._lock:
+                self._answers[host] = hit
+        return hit

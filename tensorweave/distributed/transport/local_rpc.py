@@ -11,7 +11,7 @@ that read the request.
 Where it applies: a started `Server` on Linux also listens on the abstract socket
 `\0tensorweave-rpc-<port>` (no file; it vanishes with the process) and serves
 `LOCAL_METHODS` (the per-step worker calls) with the very handlers of its gRPC service.
-A client whose peer address is on this host (`shm.is_local_address`) tries that socket
+A client whose peer address is on this host (`HostLocality.is_local_address`) tries that socket
 first and uses gRPC when it cannot connect (another OS or network namespace, a peer that
 is down or restarting: gRPC then reports it as usual). Control calls (`GetStatus` with
 wait-for-ready, `RegisterGraph`, sessions, tensor streams) always use gRPC. Sessions turn
@@ -23,12 +23,13 @@ only). Only peers running as the same user are served (`SO_PEERCRED`), as with t
 
 Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER` idle
 connections per peer and checks an idle one is still open before reusing it. A streamed
-`RunGraph` (`step_stream.STREAMED_METHOD`) also carries tensor frames both ways before
+`RunGraph` (`methods.STREAMED_RUN_GRAPH`) also carries tensor frames both ways before
 its answer; its connections are pooled apart (`open_stream`/`release_stream`).
   request:  u32 method length, u32 0, f64 timeout in seconds (< 0: none), u64 payload
             length, method path (UTF-8), payload (a serialized request message)
-  response: i32 status (gRPC's canonical code, 0 = OK), u32 0, u64 body length, body
-            (the serialized response, or the UTF-8 error message)
+  response: i32 status (gRPC's canonical code, 0 = OK), u32 flags (`FLAG_DERIVED`: the
+            error only reports a step's cancellation), u64 body length, body (the
+            serialized response, or the UTF-8 error message)
 
 Failures: a connection that closes or fails once the request was sent is
 `UnavailableError` naming the task and address (what gRPC's UNAVAILABLE maps to); a
@@ -51,8 +52,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.distributed.transport.status import error_from_status
-from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
+from tensorweave.distributed.transport.methods import STREAMED_RUN_GRAPH
+from tensorweave.distributed.transport.status import DERIVED_METADATA, error_from_status
 from tensorweave.distributed.transport.stream_conn import (
     KIND_RESPONSE,
     StreamClosed,
@@ -71,6 +72,8 @@ _PREALLOC_MAX_BYTES = 64 << 20
 _CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
 _UNIMPLEMENTED = 12
+# Response header flags (the u32 after the status).
+FLAG_DERIVED = 1
 _INTERNAL = 13
 
 Handler = Callable[[bytes, Any], bytes]
@@ -134,10 +137,11 @@ def _send_frame(sock: socket.socket, header: bytes, body: bytes) -> None:
 
 # ------------------------------------------------------------------------------- server
 class _Abort(Exception):
-    def __init__(self, code: int, details: str):
+    def __init__(self, code: int, details: str, flags: int = 0):
         super().__init__(details)
         self.code = code
         self.details = details
+        self.flags = flags
 
 
 class _Context:
@@ -148,6 +152,7 @@ class _Context:
         self.callbacks: list[Callable[[], Any]] = []
         # NOTE: the connection of a streamed call (`step_stream`), for its handler.
         self.stream = stream
+        self.flags = 0
 
     def time_remaining(self) -> float | None:
         if self._deadline is None:
@@ -158,9 +163,13 @@ class _Context:
         self.callbacks.append(callback)
         return True
 
+    def set_trailing_metadata(self, metadata: Any) -> None:
+        if DERIVED_METADATA in tuple(metadata):
+            self.flags |= FLAG_DERIVED
+
     def abort(self, code: Any, details: str) -> None:
         number = code.value[0] if hasattr(code, "value") else int(code)
-        raise _Abort(number, details)
+        raise _Abort(number, details, self.flags)
 
     def is_active(self) -> bool:
         return True
@@ -243,16 +252,16 @@ class LocalRpcServer:
                 rest = _recv_exact(conn, method_len + payload_len)
                 method = bytes(rest[:method_len]).decode()
                 payload = bytes(rest[method_len:])
-                streamed = method == STREAMED_METHOD and method in self._handlers
+                streamed = method == STREAMED_RUN_GRAPH and method in self._handlers
                 if streamed:
                     if stream is None:
                         stream = StreamConn(conn, "the calling task")
                     stream.begin_call()
-                code, body = self._dispatch(method, payload, timeout_s,
-                                            stream if streamed else None)
+                code, flags, body = self._dispatch(method, payload, timeout_s,
+                                                   stream if streamed else None)
                 self.calls += 1
                 if stream is None:
-                    _send_frame(conn, _RESPONSE.pack(code, 0, len(body)), body)
+                    _send_frame(conn, _RESPONSE.pack(code, flags, len(body)), body)
                 else:
                     # NOTE: behind whatever the stream's writer thread still sends
                     stream.send_frame(KIND_RESPONSE, [body], code)
@@ -270,17 +279,18 @@ class LocalRpcServer:
                 conn.close()
 
     def _dispatch(self, method: str, payload: bytes, timeout_s: float,
-                  stream: StreamConn | None = None) -> tuple[int, bytes]:
+                  stream: StreamConn | None = None) -> tuple[int, int, bytes]:
         handler = self._handlers.get(method)
         if handler is None:
-            return _UNIMPLEMENTED, f"Method {method} is not served over the local socket".encode()
+            return (_UNIMPLEMENTED, 0,
+                    f"Method {method} is not served over the local socket".encode())
         context = _Context(timeout_s, stream)
         try:
-            return 0, handler(payload, context)
+            return 0, 0, handler(payload, context)
         except _Abort as e:
-            return e.code or _INTERNAL, e.details.encode()
+            return e.code or _INTERNAL, e.flags, e.details.encode()
         except Exception as e:  # noqa: BLE001  (a bug must not take the server down)
-            return _INTERNAL, f"{type(e).__name__}: {e}".encode()
+            return _INTERNAL, 0, f"{type(e).__name__}: {e}".encode()
         finally:
             for callback in context.callbacks:
                 try:
@@ -365,21 +375,20 @@ class LocalRpcClient:
         try:
             sock.settimeout(timeout_s)
             _send_frame(sock, header + method_bytes, payload)
-            code, _, length = _RESPONSE.unpack(self._recv(sock, _RESPONSE.size, deadline))
+            code, flags, length = _RESPONSE.unpack(self._recv(sock, _RESPONSE.size, deadline))
             body = bytes(self._recv(sock, length, deadline))
         except TimeoutError:
             sock.close()
-            raise errors.DeadlineExceededError(
-                None, None, f"Deadline exceeded in a call to {self.task} at {self.address}: "
-                "Deadline Exceeded") from None
+            raise error_from_status(errors.DEADLINE_EXCEEDED, "Deadline Exceeded", self.task,
+                                    self.address, method) from None
         except (EOFError, OSError) as e:
             sock.close()
-            raise errors.UnavailableError(
-                None, None, f"{self.task} at {self.address} is unreachable: {e}") from None
+            raise error_from_status(errors.UNAVAILABLE, str(e), self.task, self.address,
+                                    method) from None
         self._release(sock)
         if code:
             raise error_from_status(code, body.decode(errors="replace"), self.task,
-                                    self.address)
+                                    self.address, method, bool(flags & FLAG_DERIVED))
         return body
 
     @staticmethod

@@ -11,7 +11,7 @@ mapping for large files, which measured 2-3x faster) and removes it. That is one
 on each side and no Python-level copies.
 
 When it is used (see `grpc_client`/`grpc_server`): the peer's address is on this host
-(`is_local_address`, from `host_locality`: loopback names, `unix:` targets, this host's
+(`HostLocality.is_local_address`: loopback names, `unix:` targets, this host's
 own names and IPs), `/dev/shm` is a writable directory (`available`, from `shm_files`),
 the tensor is not a string tensor and has at least `MIN_BYTES` bytes, and the session did
 not set `ConfigProto.tensorweave.disable_shared_memory` (servers: their default session
@@ -54,7 +54,6 @@ module that defines it: `SHM_DIR`, `STALE_AGE_S` and `SWEEP_INTERVAL_S` must be 
 
 from __future__ import annotations
 
-import atexit
 import collections
 import errno
 import logging
@@ -62,24 +61,23 @@ import os
 import stat
 import threading
 import time
-import weakref
 from typing import Any
 
 import numpy as np
 
 # NOTE: `X as X`: re-exported, this is the module to import (see Layout above).
+from tensorweave.distributed.transport.host_locality import HostLocality
 from tensorweave.distributed.transport.host_locality import host_of as host_of
-from tensorweave.distributed.transport.host_locality import is_local_address
 from tensorweave.distributed.transport.shm_files import (
     _O_CLOEXEC,
     _O_NOFOLLOW,
     FREE_SUFFIX,
     ShmError,
+    Sweeper,
     _checked_path,
     _close_later,
     _copy_mapped,
     _create,
-    _maybe_sweep,
     _new_path,
     _rename,
     _unlink,
@@ -102,6 +100,7 @@ log = logging.getLogger("tensorweave.transport")
 MIN_BYTES = 256 << 10
 TTL_S = 60.0
 RETRY_AFTER_S = 300.0
+AVAILABLE_TTL_S = 1.0
 # NOTE: above this, `read` maps the file and copies with NumPy instead of read() (faster
 # for large buffers, see `shm_files._copy_mapped`).
 MMAP_READ_MIN_BYTES = 32 << 20
@@ -245,9 +244,6 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ lifetime
-_outboxes: weakref.WeakSet = weakref.WeakSet()
-
-
 class Outbox:
     """Files an owner wrote that a receiver may not have consumed yet, or gave back.
 
@@ -271,8 +267,7 @@ class Outbox:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._pid = os.getpid()
-        _outboxes.add(self)
+        self._sweeper = Sweeper()
 
     def add(self, path: str, msg: Any, key: Any = None) -> None:
         """Records a file written for a receiver (`key` lets `take` find it)."""
@@ -297,7 +292,7 @@ class Outbox:
             self._cond.notify()
         for p in doomed:
             _unlink(p)
-        _maybe_sweep()
+        self._sweeper.maybe_sweep()
 
     def reclaim(self, path: str, nbytes: int) -> tuple[int | None, int]:
         """Moves a file given back by its reader to `path` and opens it for writing.
@@ -421,6 +416,11 @@ class Outbox:
                     continue
             self.reap()
 
+    @property
+    def closed(self) -> bool:
+        """True once `close` ran."""
+        return self._closed
+
     def close(self) -> None:
         """Unlinks every recorded file and stops the reaper (new `add`s are refused)."""
         with self._cond:
@@ -435,15 +435,6 @@ class Outbox:
             _unlink(path + FREE_SUFFIX)
 
 
-def _close_all() -> None:
-    for box in list(_outboxes):
-        # NOTE: a forked child exiting must not remove its parent's files.
-        if box._pid == os.getpid():
-            box.close()
-
-
-atexit.register(_close_all)
-
 # ------------------------------------------------------------------ per-peer state
 class PeerState:
     """Whether shared memory is worth offering to one peer.
@@ -452,19 +443,30 @@ class PeerState:
     not read its files.
     """
 
-    def __init__(self, address: str, enabled: bool = True):
+    def __init__(self, address: str, enabled: bool = True,
+                 locality: HostLocality | None = None):
         self.address = address
         self.enabled = enabled
+        self._locality = locality or HostLocality()
         self._local: bool | None = None
         self._off_until = 0.0
+        self._available = (0.0, False)  # (when checked, answer)
 
     def usable(self) -> bool:
-        """True when tensors for this peer may go through shared memory now."""
-        if not self.enabled or (self._off_until and time.monotonic() < self._off_until):
+        """True when tensors for this peer may go through shared memory now (whether
+        /dev/shm is usable is checked at most once a second: it is asked every step)."""
+        now = time.monotonic()
+        if not self.enabled or (self._off_until and now < self._off_until):
             return False
         if self._local is None:
-            self._local = is_local_address(self.address)
-        return self._local and available()
+            self._local = self._locality.is_local_address(self.address)
+        if not self._local:
+            return False
+        checked, ok = self._available
+        if now - checked >= AVAILABLE_TTL_S:
+            ok = available()
+            self._available = (now, ok)
+        return ok
 
     def failed(self, why: Any) -> None:
         """Stops offering shared memory to this peer for a while."""
@@ -472,16 +474,3 @@ class PeerState:
             log.warning("Shared-memory transfer with %s failed (%s); using gRPC streams for "
                         "%.0f s", self.address, why, RETRY_AFTER_S)
         self._off_until = time.monotonic() + RETRY_AFTER_S
-
-
-CLIENT_OUTBOX: Outbox | None = None
-_client_lock = threading.Lock()
-
-
-def client_outbox() -> Outbox:
-    """The `Outbox` of files this process's clients write (feeds, pushed tensors)."""
-    global CLIENT_OUTBOX
-    with _client_lock:
-        if CLIENT_OUTBOX is None:
-            CLIENT_OUTBOX = Outbox()
-        return CLIENT_OUTBOX

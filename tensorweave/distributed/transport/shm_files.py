@@ -15,7 +15,7 @@ per 16 MiB), so a reader that unlinks a file closes it on a background thread
 (`_close_later`).
 
 Sweeping: files of processes that died without cleaning up are swept by the next process
-of the same user that writes (`_maybe_sweep`, at most every `SWEEP_INTERVAL_S`):
+of the same user that writes (`Sweeper`, at most every `SWEEP_INTERVAL_S`):
 given-back files at once, others when older than `STALE_AGE_S`.
 """
 
@@ -48,24 +48,13 @@ class ShmError(Exception):
     """A shared-memory hand-over failed; the caller falls back to gRPC."""
 
 
-_AVAILABLE_TTL_S = 1.0
-_available: tuple[str, float, bool] = ("", 0.0, False)
-
-
 def available() -> bool:
-    """True when `SHM_DIR` is a directory this process can create files in (checked at
-    most every `_AVAILABLE_TTL_S` seconds: it is asked on every step)."""
-    global _available
-    where, checked, ok = _available
-    now = time.monotonic()
-    if where == SHM_DIR and now - checked < _AVAILABLE_TTL_S:
-        return ok
+    """True when `SHM_DIR` is a directory this process can create files in (two syscalls;
+    `shm.PeerState` asks at most once a second)."""
     try:
-        ok = os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
+        return os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
     except (OSError, ValueError):
-        ok = False
-    _available = (SHM_DIR, now, ok)
-    return ok
+        return False
 
 
 def _new_path() -> str:
@@ -151,23 +140,26 @@ def unlink(msg_or_path: Any) -> None:
     _unlink(msg_or_path if isinstance(msg_or_path, str) else msg_or_path.path)
 
 
-_last_sweep = 0.0
-_sweep_lock = threading.Lock()
+class Sweeper:
+    """Runs `sweep_stale` at most every `SWEEP_INTERVAL_S` seconds (one per outbox)."""
 
+    def __init__(self) -> None:
+        self._last = 0.0
+        self._lock = threading.Lock()
 
-def _maybe_sweep() -> None:
-    global _last_sweep
-    now = time.monotonic()
-    if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
-        return
-    with _sweep_lock:
-        if _last_sweep and now - _last_sweep < SWEEP_INTERVAL_S:
+    def maybe_sweep(self) -> None:
+        """Sweeps unless it did less than `SWEEP_INTERVAL_S` seconds ago."""
+        now = time.monotonic()
+        if self._last and now - self._last < SWEEP_INTERVAL_S:
             return
-        _last_sweep = now
-    try:
-        sweep_stale()
-    except OSError:
-        pass
+        with self._lock:
+            if self._last and now - self._last < SWEEP_INTERVAL_S:
+                return
+            self._last = now
+        try:
+            sweep_stale()
+        except OSError:
+            pass
 
 
 def sweep_stale(max_age_s: float | None = None) -> int:

@@ -15,7 +15,7 @@ When it applies (`MasterSession._start_parts`): the master runs a partition on i
 set `TensorweaveOptions.disable_step_streams`. Values between two *other* tasks are still
 pulled (`RecvTensors`); `placer.relocate_control_relays` weighs that in.
 
-Protocol (`local_rpc` framing): the caller sends the `STREAMED_METHOD` request (a
+Protocol (`local_rpc` framing): the caller sends the `methods.STREAMED_RUN_GRAPH` request (a
 `RunGraphRequest` whose `tensorweave_stream_task` names the caller's task); then, in
 either direction and in any order, frames `(status 0, KIND_TENSORS, length)` +
 `tensor_frames` body carry the rendezvous values whose source is one end and destination
@@ -43,7 +43,6 @@ with EOF (`UnavailableError` naming the task).
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from typing import Any
@@ -51,9 +50,9 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
-from tensorweave.distributed.transfer_stats import STATS, nbytes
+from tensorweave.distributed.transfer_stats import TransferStats, nbytes
 from tensorweave.distributed.transport import tensor_frames
-from tensorweave.distributed.transport.status import error_from_code, error_from_status
+from tensorweave.distributed.transport.status import error_from_response, error_from_status
 from tensorweave.distributed.transport.stream_conn import (
     FRAME,
     KIND_END,
@@ -63,9 +62,9 @@ from tensorweave.distributed.transport.stream_conn import (
     StreamConn,
     wait_any,
 )
+from tensorweave.framework.cancellation import derived
 from tensorweave.protos import worker_pb2
 
-STREAMED_METHOD = "/tensorweave.grpc.WorkerService/RunGraphStreamed"
 _BACKGROUND_JOIN_S = 5.0
 _END_FRAME = FRAME.pack(0, KIND_END, 0)
 
@@ -97,14 +96,18 @@ class StreamPump:
       deadline: the step's deadline (time.monotonic seconds), or None.
       server: True on the partition's task (reads END frames), False at the caller
         (reads answers).
+      stats: the process's `TransferStats` (bytes streamed), or None.
     """
 
-    def __init__(self, rdv: Any, cancellation: Any, deadline: float | None, server: bool):
+    def __init__(self, rdv: Any, cancellation: Any, deadline: float | None, server: bool,
+                 stats: TransferStats | None = None):
+        self._stats = stats or TransferStats()
         self._rdv = rdv
         self._cancellation = cancellation
         self._deadline = deadline
         self._server = server
         self._legs: list[_Leg] = []
+        self._leg_of: dict[str, _Leg] = {}
         self._lock = threading.Lock()
         self._waker: _Waker | None = None
         self._background: threading.Event | None = None
@@ -116,15 +119,21 @@ class StreamPump:
         `send_keys` to it (batched per leg when `batch`, flushed by `flush`)."""
         leg = _Leg(conn, task, batch, recv_keys, send_keys)
         self._legs.append(leg)
-        forward = self._rdv.forward
         for key in send_keys:
-            forward[key] = functools.partial(self.forward, leg, key)
+            self._leg_of[key] = leg
+        self._rdv.route(send_keys, self)
+
+    def poll_in_waiting_thread(self) -> None:
+        """Lets the thread that waits for the step's values read the streams itself
+        (`StepRendezvous.poll`), instead of a background reader."""
+        self._rdv.add_polled(self)
 
     # --------------------------------------------------------------- sending
-    def forward(self, leg: _Leg, key: str, value: Any) -> None:
-        """A `_Send` of `key` to the leg's task (called through the rendezvous). Batched
+    def forward(self, key: str, value: Any) -> None:
+        """A `_Send` of `key` to its leg's task (called through the rendezvous). Batched
         values go out when this thread is about to wait (`flush`), and at the caller also
         once the leg's last key was sent (with the call's END in the same write)."""
+        leg = self._leg_of[key]
         with self._lock:
             leg.pending.append((key, value))
             leg.unsent.discard(key)
@@ -158,14 +167,14 @@ class StreamPump:
             conn.send(frame)
         except StreamClosed as e:
             raise errors.UnavailableError(None, None, f"{leg.task} is unreachable: {e}") from None
-        STATS.add(sent=nbytes(v for _, v in items))
+        self._stats.add(sent=nbytes(v for _, v in items))
 
     # --------------------------------------------------------------- reading
     def wants(self, keys: Any) -> bool:
         """True when one of `keys` is still to arrive on a stream."""
         return any(k in leg.expect for leg in self._legs for k in keys)
 
-    def step(self) -> None:
+    def poll(self) -> None:
         """Reads one frame from a stream that still owes values (blocking), delivering its
         values into the rendezvous; returns early if the partition was cancelled.
 
@@ -206,7 +215,7 @@ class StreamPump:
         conn = leg.conn
         if kind == KIND_TENSORS:
             items = tensor_frames.decode(body)
-            STATS.add(received=nbytes(v for _, v in items))
+            self._stats.add(received=nbytes(v for _, v in items))
             for key, value in items:
                 leg.expect.discard(key)
                 self._rdv.send(key, value)
@@ -215,8 +224,8 @@ class StreamPump:
         leg.expect.clear()  # NOTE: they will not come: stop reading for them
         if kind == KIND_END and self._server:
             conn.peer_ended = True
-            raise errors.AbortedError(
-                None, None, f"The caller {leg.task} ended the step before sending {missing}")
+            raise derived(errors.AbortedError(
+                None, None, f"The caller {leg.task} ended the step before sending {missing}"))
         if kind == KIND_RESPONSE and not self._server:
             conn.final = (status, bytes(body))
             if status:
@@ -242,7 +251,7 @@ class StreamPump:
         try:
             while (any(leg.expect for leg in self._legs) and not self._stopping
                    and not self._cancellation.is_cancelled):
-                self.step()
+                self.poll()
         except errors.OpError as e:
             self._rdv.abort(e)
         except Exception as e:  # noqa: BLE001  (a reader must never die silently)
@@ -265,10 +274,9 @@ class StreamPump:
             self.flush(final=True)
         except errors.OpError:
             pass  # NOTE: the broken leg reports itself when its answer is read
-        forward = self._rdv.forward
+        self._rdv.remove_polled(self)
         for leg in self._legs:
-            for key in leg.send_keys:
-                forward.pop(key, None)
+            self._rdv.unroute(leg.send_keys)
             if not self._server and not leg.conn.end_sent and not leg.conn.broken:
                 try:
                     leg.conn.send_end()
@@ -285,7 +293,7 @@ def _error_in_answer(body: bytes) -> errors.OpError | None:
         resp = worker_pb2.RunGraphResponse.FromString(body)
     except DecodeError:
         return errors.DataLossError(None, None, "Malformed RunGraphResponse")
-    return error_from_code(resp.status_code, resp.status_error_message)
+    return error_from_response(resp)
 
 
 class _ThreadEventFd(threading.local):

@@ -214,7 +214,7 @@ def test_server_with_shared_memory_disabled(monkeypatch):
 @needs_shm
 def test_unread_files_expire_when_the_receiver_dies(server, monkeypatch):
     """A receiver that never reads its file (it died): the worker unlinks it after the TTL."""
-    server.worker.shm_outbox.ttl_s = 0.3
+    server.worker.transfers.outbox.ttl_s = 0.3
     n = 16 * MIB // 4
     g, v, p, assign = _variable_graph(n, "dies")
     left = []
@@ -229,7 +229,7 @@ def test_unread_files_expire_when_the_receiver_dies(server, monkeypatch):
         sess.run(v)
     assert len(left) == 1 and os.path.basename(left[0]) in _my_files()
     assert _wait_gone(left[0]), "expired file still there"
-    assert len(server.worker.shm_outbox) == 0
+    assert len(server.worker.transfers.outbox) == 0
 
 
 @needs_shm

@@ -61,7 +61,7 @@ def test_server_with_local_rpc_disabled_has_no_socket():
         assert server.local_rpc_calls is None
         port = int(server.target.rsplit(":", 1)[1])
         client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", f"localhost:{port}")
-        assert client.call("/tensorflow.grpc.WorkerService/RunGraph", b"", 1.0) is None
+        assert client.call("/tensorflow.WorkerService/RunGraph", b"", 1.0) is None
         g = tf.Graph()
         with g.as_default():
             c = tf.constant(3.0) * 2.0
@@ -85,7 +85,7 @@ def test_stopped_peer_is_unavailable_over_the_local_socket(cluster):
 def test_single_partition_steps_keep_no_undo_log(cluster, use_rpc):
     """A step with one partition cannot be asked to roll back: its variable writes leave
     no undo entry (old values of big variables are not kept alive); a step spanning two
-    tasks keeps one until the rollback window passes."""
+    tasks keeps one until the master ends it (the next step to that task commits it)."""
     worker, ps = cluster
     g = tf.Graph()
     with g.as_default():
@@ -105,3 +105,4 @@ def test_single_partition_steps_keep_no_undo_log(cluster, use_rpc):
         sess.run(assign_across.op, {p: np.ones(1000, np.float32)})
         assert len(ps.worker._undo) == 1
         np.testing.assert_allclose(sess.run(v)[:3], [2.0, 2.0, 2.0])
+        assert len(ps.worker._undo) == 0

@@ -31,10 +31,10 @@ def _still_serves(server) -> None:
 
 
 @pytest.mark.parametrize("method", [
-    "/tensorflow.grpc.WorkerService/RunGraph",
-    "/tensorflow.grpc.WorkerService/RegisterGraph",
-    "/tensorflow.grpc.MasterService/RunStep",
-    "/tensorweave.grpc.WorkerService/RecvTensors",
+    "/tensorflow.WorkerService/RunGraph",
+    "/tensorflow.WorkerService/RegisterGraph",
+    "/tensorflow.MasterService/RunStep",
+    "/tensorweave.WorkerService/RecvTensors",
 ])
 def test_grpc_malformed_request_is_invalid_argument(server, method):
     address = server.target[len("grpc://"):]
@@ -51,7 +51,7 @@ def test_local_socket_malformed_request_and_garbage_frame(server):
     port = int(server.target.rsplit(":", 1)[1])
     client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", f"localhost:{port}")
     with pytest.raises(errors.InvalidArgumentError, match="Malformed"):
-        client.call("/tensorflow.grpc.WorkerService/RunGraph", GARBAGE, 10.0)
+        client.call("/tensorflow.WorkerService/RunGraph", GARBAGE, 10.0)
     # A frame header announcing an absurd method name: the server drops the connection.
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
         raw.settimeout(10)

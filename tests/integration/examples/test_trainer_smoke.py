@@ -14,7 +14,6 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.testing.cluster import create_local_cluster
-from tensorweave.training.session_creators import WorkerSessionCreator
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
 
@@ -74,9 +73,7 @@ def test_sync_and_staleness_exclude_each_other():
 
 
 @pytest.fixture
-def cluster(monkeypatch):
-    # run_worker sets the non-chief readiness poll interval on the class: undone here.
-    monkeypatch.setattr(WorkerSessionCreator, "_recovery_wait_secs", 30)
+def cluster():
     workers, ps = create_local_cluster(2, 1)
     yield workers, ps
     for server in workers + ps:

@@ -19,17 +19,14 @@ from tensorweave.training import training_util
 from tensorweave.training.bounded_staleness import BoundedStalenessOptimizer
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.monitored_session import MonitoredTrainingSession
-from tensorweave.training.session_creators import WorkerSessionCreator
 from tensorweave.training.session_run_hook import SessionRunArgs, SessionRunHook
 from tensorweave.training.summary_io import FileWriterCache
 
 WAIT_S = 30.0  # bound of every wait for another thread's progress
 FAST, SLOW = 0, 1
 
-
-@pytest.fixture(autouse=True)
-def _fast_worker_polling(monkeypatch):
-    monkeypatch.setattr(WorkerSessionCreator, "_recovery_wait_secs", 0.05)
+# Non-chief workers poll for the chief's initialization this often (TF: every 30 s).
+POLL_S = 0.05
 
 
 @pytest.fixture
@@ -69,6 +66,7 @@ class _Worker:
                     [(tf.constant(1.0), self.v)], global_step=self.global_step
                 )
             self.session = MonitoredTrainingSession(
+                recovery_wait_secs=POLL_S,
                 master=target,
                 is_chief=index == 0,
                 hooks=[opt.make_session_run_hook(), *hooks],

@@ -13,9 +13,11 @@ from tensorweave.distributed.server import Server
 from tensorweave.testing.cluster import create_local_cluster
 from tensorweave.training import session_manager, training_util
 from tensorweave.training.monitored_session import MonitoredTrainingSession
-from tensorweave.training.session_creators import WorkerSessionCreator
 from tensorweave.training.session_manager import SessionManager
 from tensorweave.training.summary_io import FileWriterCache
+
+# Non-chief workers poll for the chief's initialization this often (TF: every 30 s).
+POLL_S = 0.05
 
 
 @pytest.fixture
@@ -26,13 +28,6 @@ def cluster():
     for server in servers["workers"] + servers["ps"]:
         server.stop()
     FileWriterCache.clear()
-
-
-@pytest.fixture(autouse=True)
-def _fast_worker_polling(monkeypatch):
-    # Non-chief workers poll for readiness every 30 s in TF; the chief's progress is the
-    # external condition polled here.
-    monkeypatch.setattr(WorkerSessionCreator, "_recovery_wait_secs", 0.05)
 
 
 class _LogEvent(logging.Handler):
@@ -70,6 +65,7 @@ def test_non_chief_waits_until_chief_initialized(cluster, tmp_path):
             with tf.Graph().as_default():
                 gstep, v, do_step = _model()
                 with MonitoredTrainingSession(
+                    recovery_wait_secs=POLL_S,
                     master=workers[1].target,
                     is_chief=False,
                     checkpoint_dir=str(tmp_path),
@@ -89,6 +85,7 @@ def test_non_chief_waits_until_chief_initialized(cluster, tmp_path):
         with tf.Graph().as_default():
             gstep, v, do_step = _model()
             with MonitoredTrainingSession(
+                recovery_wait_secs=POLL_S,
                 master=workers[0].target, is_chief=True, checkpoint_dir=str(tmp_path)
             ) as session:
                 chief_steps = [session.run(do_step) for _ in range(5)]
@@ -111,6 +108,7 @@ def test_chief_recovers_from_reset_by_restoring_checkpoint(cluster, tmp_path):
         gstep, v, do_step = _model()
         set_v = v.assign(42.0)
         with MonitoredTrainingSession(
+            recovery_wait_secs=POLL_S,
             master=target, is_chief=True, checkpoint_dir=str(tmp_path), save_checkpoint_steps=1
         ) as session:
             session.run(set_v)
@@ -129,6 +127,7 @@ def _chief_and_worker(workers, tmp_path):
     with chief_graph.as_default():
         chief_ops = _model()
         chief = MonitoredTrainingSession(
+            recovery_wait_secs=POLL_S,
             master=workers[0].target,
             is_chief=True,
             checkpoint_dir=str(tmp_path),
@@ -137,6 +136,7 @@ def _chief_and_worker(workers, tmp_path):
     with worker_graph.as_default():
         worker_ops = _model()
         worker = MonitoredTrainingSession(
+            recovery_wait_secs=POLL_S,
             master=workers[1].target, is_chief=False, max_wait_secs=60
         )
     return (chief_graph, chief, chief_ops), (worker_graph, worker, worker_ops)

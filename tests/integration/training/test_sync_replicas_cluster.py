@@ -19,7 +19,6 @@ from tensorweave.testing.cluster import create_local_cluster
 from tensorweave.testing.threads import wait_until
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.monitored_session import MonitoredTrainingSession
-from tensorweave.training.session_creators import WorkerSessionCreator
 from tensorweave.training.session_run_hook import SessionRunArgs, SessionRunHook
 from tensorweave.training.summary_io import FileWriterCache
 from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer
@@ -29,10 +28,8 @@ WAIT_S = 30.0  # bound of every wait for another thread's progress
 # long for it, then cancels it by closing the session (TensorFlow's default is 120 s).
 GRACE_S = 0.5
 
-
-@pytest.fixture(autouse=True)
-def _fast_worker_polling(monkeypatch):
-    monkeypatch.setattr(WorkerSessionCreator, "_recovery_wait_secs", 0.05)
+# Non-chief workers poll for the chief's initialization this often (TF: every 30 s).
+POLL_S = 0.05
 
 
 @pytest.fixture
@@ -127,6 +124,7 @@ def get_workers(
                 "accumulated": [a.num_accumulated() for a, _ in sync_rep_opt._accumulator_list],
             }
             session = MonitoredTrainingSession(
+                recovery_wait_secs=POLL_S,
                 master=workers[worker_id].target,
                 is_chief=is_chief,
                 hooks=[sync_replicas_hook] + ([] if is_chief else list(hooks or [])),

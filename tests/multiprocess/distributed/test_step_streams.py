@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.distributed.transfer_stats import STATS
 from tensorweave.distributed.transport import local_rpc
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess, spec_string
@@ -75,11 +74,11 @@ def _train(target: str, streams: bool, steps: int = 20):
 
 
 def test_streamed_steps_train_exactly_like_pulled_ones(worker):
-    before = STATS.streamed_runs
+    before = worker.runtime.stats.streamed_runs
     pulled_losses, pulled = _train(worker.target, streams=False)
-    assert STATS.streamed_runs == before
+    assert worker.runtime.stats.streamed_runs == before
     streamed_losses, streamed = _train(worker.target, streams=True)
-    assert STATS.streamed_runs - before >= 2 * 20  # both ps partitions of every step
+    assert worker.runtime.stats.streamed_runs - before >= 2 * 20  # both ps partitions of every step
     np.testing.assert_array_equal(streamed_losses, pulled_losses)
     for a, b in zip(streamed, pulled):
         np.testing.assert_array_equal(a, b)
@@ -125,12 +124,12 @@ def test_traced_steps_stream_through_a_background_reader(worker):
     with tf.Session(worker.target, graph=g, config=_config()) as sess:
         sess.run(init)
         plain = sess.run(loss, {x: xs, y: ys})
-        before = STATS.streamed_runs
+        before = worker.runtime.stats.streamed_runs
         options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
         metadata = tf.RunMetadata()
         traced = sess.run([train, loss], {x: xs, y: ys}, options=options,
                           run_metadata=metadata)[1]
-        assert STATS.streamed_runs - before == 2
+        assert worker.runtime.stats.streamed_runs - before == 2
         assert traced == plain
         devices = {d.device for d in metadata.step_stats.dev_stats}
         assert {"/job:ps/replica:0/task:0/device:CPU:0",
@@ -155,6 +154,6 @@ def test_a_blocked_ps_partition_ends_at_the_step_deadline(worker):
             sess.run(out, {x: 1.0}, options=tf.RunOptions(timeout_in_ms=500))
         assert time.monotonic() - started < 10.0
         sess.run(put)
-        before = STATS.streamed_runs
+        before = worker.runtime.stats.streamed_runs
         assert sess.run(out, {x: 1.0}) == 7.0  # streamed steps go on after the timeout
-        assert STATS.streamed_runs == before + 1
+        assert worker.runtime.stats.streamed_runs == before + 1

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tensorweave.distributed.transport import codec, shm, shm_files
+from tensorweave.distributed.transport.host_locality import HostLocality
 from tensorweave.framework import dtypes
 from tensorweave.protos import transport_pb2
 
@@ -208,11 +209,11 @@ def test_fits():
     ("no-such-host.invalid:2222", False),
 ])
 def test_is_local_address(address, local):
-    assert shm.is_local_address(address) is local
+    assert HostLocality().is_local_address(address) is local
 
 
 def test_own_hostname_is_local():
-    assert shm.is_local_address(f"{socket.gethostname()}:2222")
+    assert HostLocality().is_local_address(f"{socket.gethostname()}:2222")
 
 
 def test_host_of():
@@ -457,24 +458,24 @@ def test_large_tensors_are_not_recycled(monkeypatch):
 
 
 def test_worker_serves_its_own_unread_file():
-    """A receiver that could not read a file pulls the value as a stream: the worker
-    finds it by (step_id, key) and reads it itself."""
+    """A receiver that could not read a file pulls the value as a stream: the worker's
+    stash finds it by (step_id, key) in its outbox and reads it itself."""
     from tensorweave import errors
-    from tensorweave.distributed.worker import Worker
+    from tensorweave.distributed.transport.stash import Stash
 
-    worker = Worker("ps", 0)
+    outbox = shm.Outbox()
+    stash = Stash(outbox, "/job:ps/replica:0/task:0")
     try:
         value = np.arange(1 << 16, dtype=np.float32)
-        msg = shm.write("k", value, worker.shm_outbox, key=(5, "k"))
-        out = worker.take_stashed(5, "k")
+        msg = shm.write("k", value, outbox, key=(5, "k"))
+        out = stash.take(5, "k")
         np.testing.assert_array_equal(out, value)
         assert not out.flags.writeable
         assert not os.path.exists(msg.path) and not os.path.exists(_free(msg.path))
-        gone = shm.write("g", value, worker.shm_outbox, key=(5, "g"))
+        gone = shm.write("g", value, outbox, key=(5, "g"))
         shm.unlink(gone)
         with pytest.raises(errors.DataLossError, match="lost"):
-            worker.take_stashed(5, "g")
-        with pytest.raises(errors.NotFoundError):
-            worker.take_stashed(5, "g")
+            stash.take(5, "g")
+        assert stash.take(5, "g") is None
     finally:
-        worker.stop()
+        outbox.close()

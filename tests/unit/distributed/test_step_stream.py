@@ -79,12 +79,12 @@ def test_values_travel_both_ways_and_end_rides_with_the_last(pair):
     server.flush()  # ...which it does first thing before waiting
     assert server.wants(["g1"]) and caller.wants(["w"])
     caller_rdv.send("g1", np.ones(2, np.float32))  # batched: "g2" still to come
-    caller.step()  # flushes nothing yet for the caller, reads "w"
+    caller.poll()  # flushes nothing yet for the caller, reads "w"
     assert _received(caller_rdv, ["w"]) == [3.0]
     caller_rdv.send("g2", np.zeros(3, np.int64))  # last key: sent with the END
     assert caller_conn.end_sent
     while server.wants(["g1", "g2"]):
-        server.step()
+        server.poll()
     g1, g2 = _received(server_rdv, ["g1", "g2"])
     np.testing.assert_array_equal(g1, [1, 1])
     assert g2.dtype == np.int64 and g2.shape == (3,)
@@ -111,7 +111,7 @@ def test_end_before_the_values_aborts_the_server_partition(pair):
     server.attach(server_conn, CALLER, recv_keys=["g"], send_keys=[])
     caller_conn.send_end()
     with pytest.raises(errors.AbortedError, match="ended the step before sending g"):
-        server.step()
+        server.poll()
 
 
 def test_the_peers_error_answer_fails_the_callers_wait(pair):
@@ -121,7 +121,7 @@ def test_the_peers_error_answer_fails_the_callers_wait(pair):
     server_conn.send_frame(KIND_RESPONSE, [b"Out of memory on the ps"],
                            status=errors.RESOURCE_EXHAUSTED)
     with pytest.raises(errors.ResourceExhaustedError, match="Out of memory on the ps"):
-        caller.step()
+        caller.poll()
     assert not caller.wants(["w"])
     assert caller_conn.read_until_response(None)[0] == errors.RESOURCE_EXHAUSTED
 
@@ -132,7 +132,7 @@ def test_cancellation_wakes_a_blocked_read(pair):
     caller = StreamPump(StepRendezvous(1), cancellation, None, server=False)
     caller.attach(caller_conn, PS, recv_keys=["w"], send_keys=[])
     outcome: list = []
-    reader = threading.Thread(target=lambda: outcome.append(caller.step()), daemon=True)
+    reader = threading.Thread(target=lambda: outcome.append(caller.poll()), daemon=True)
     reader.start()
     cancellation.start_cancel(errors.CancelledError(None, None, "step cancelled"))
     reader.join(10.0)
@@ -146,12 +146,12 @@ def test_deadline_and_a_vanished_peer_end_the_wait(pair):
                         server=False)
     caller.attach(caller_conn, PS, recv_keys=["w"], send_keys=[])
     with pytest.raises(errors.DeadlineExceededError, match=PS):
-        caller.step()
+        caller.poll()
     caller = StreamPump(StepRendezvous(2), CancellationManager(), None, server=False)
     caller.attach(caller_conn, PS, recv_keys=["w"], send_keys=[])
     server_conn.close()
     with pytest.raises(errors.UnavailableError, match=PS):
-        caller.step()
+        caller.poll()
     assert caller_conn.broken
 
 
@@ -202,6 +202,6 @@ def test_a_frame_of_many_tensors_goes_out_in_several_writes(pair):
     for i, key in enumerate(keys):
         caller_rdv.send(key, np.full(3, i, np.float32))
     while server.wants(keys):
-        server.step()
+        server.poll()
     values = _received(server_rdv, keys)
     assert [int(v[0]) for v in values] == list(range(1500))

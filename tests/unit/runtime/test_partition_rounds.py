@@ -123,3 +123,20 @@ def test_noop_joining_two_ps_stays_with_a_streaming_master():
     placement = {n.name: n.device for n in nodes}
     relocate_control_relays(nodes, placement, W, {PS0}, pull_cost=4)
     assert placement["update"] == PS0
+
+
+def test_unsigned_incarnation_of_a_tensorflow_task_fits_the_int64_attr():
+    """TensorFlow's device incarnations are uint64; the `send_device_incarnation` attr is an
+    int64 (TensorFlow casts), and the rendezvous key still carries the unsigned hex."""
+    from tensorweave.framework.rendezvous import create_key
+
+    incarnation = 12232075646087068303  # > 2**63, as seen from a real TensorFlow ps
+    x = NodeSpec("x", "Placeholder", [], PS0, {"dtype": dtypes.float32})
+    use = NodeSpec("use", "Identity", ["x"], W, {"T": dtypes.float32})
+    placement = {"x": PS0, "use": W}
+    parts = partition([x, use], placement, [], [], W, 1, {PS0: incarnation, W: 1})
+    send = next(n for n in parts[PS0].nodes if n.op == "_Send")
+    attr = send.attrs["send_device_incarnation"]
+    assert attr == incarnation - (1 << 64) and -(1 << 63) <= attr < 0
+    assert create_key(PS0, attr, W, "x:0") == create_key(PS0, incarnation, W, "x:0")
+    parts[PS0].graph_def()  # serializes (the attr is a valid int64)

@@ -1,0 +1,19 @@
+"""The transports a `WorkerCache` tries for each peer, in order: the first factory that
+returns a connection wins. Adding a transport is one module with a `connect(peer)` factory
+(returning a `WorkerInterface`, or None where it does not apply) plus one line here; see
+docs/internals.md for a worked example."""
+
+from __future__ import annotations
+
+from tensorweave.distributed.transport import grpc_client, in_process, same_host
+
+WORKER_TRANSPORTS = (
+    in_process.connect,  # the peer's server runs in this process
+    same_host.connect,  # a peer on this host: Unix domain socket (+ gRPC for the rest)
+    grpc_client.connect,  # anything else
+)
+
+MASTER_TRANSPORTS = (
+    in_process.connect_master,
+    grpc_client.connect_master,
+)
