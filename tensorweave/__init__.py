@@ -78,6 +78,9 @@ _LAZY_NAMESPACES = (
     "contrib", "distribute", "initializers", "layers", "losses", "nn", "summary", "train",
 )
 
+# NOTE: input pipelines (tf.data, tf.io, tf.python_io) load on first use too.
+_LAZY_NAMESPACES += ("data", "io", "python_io")
+
 
 def __getattr__(name: str):
     if name in _LAZY_NAMESPACES:

@@ -17,3 +17,5 @@ from tensorweave.kernels import (  # noqa: F401
     summary_kernels,
     training_kernels,
 )
+from tensorweave.kernels import decode_kernels  # noqa: F401
+from tensorweave.kernels import parsing_kernels  # noqa: F401
