@@ -17,5 +17,9 @@ from tensorweave.kernels import (  # noqa: F401
     summary_kernels,
     training_kernels,
 )
+# ruff: noqa: I001  (one import per line, so parallel additions merge)
+from tensorweave.kernels import dataset_kernels  # noqa: F401
+from tensorweave.kernels import dataset_readers  # noqa: F401
 from tensorweave.kernels import decode_kernels  # noqa: F401
+from tensorweave.kernels import iterator_kernels  # noqa: F401
 from tensorweave.kernels import parsing_kernels  # noqa: F401

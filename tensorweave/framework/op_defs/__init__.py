@@ -8,4 +8,6 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
+# ruff: noqa: I001  (one import per line, so parallel additions merge)
+from tensorweave.framework.op_defs import dataset  # noqa: F401
 from tensorweave.framework.op_defs import parsing  # noqa: F401
