@@ -66,7 +66,7 @@ class ThreadingOptions:
 
 class DatasetBase:
     """The transformations of a pipeline of elements; `dataset_sources.DatasetBase` adds
-    the sources (`tf.compat.v1.data.Dataset`). Transformations return `type(self)`."""
+    the sources (`tf.compat.v1.data.Dataset`). Transformations return `_plain_class()`."""
 
     def __init__(self, variant: Tensor, output_types: Any, output_shapes: Any):
         self._variant_tensor = variant
@@ -94,13 +94,21 @@ class DatasetBase:
         """The structure of (shape, dtype) `TensorSpec`-like pairs."""
         return st.map_structure(TensorSpec, self._shapes, self._types)
 
+    @classmethod
+    def _plain_class(cls) -> type:
+        """The class of transformed datasets (file datasets answer `DatasetV1`)."""
+        return cls
+
+    def _make(self, variant: Tensor, types: Any, shapes: Any) -> Any:
+        return self._plain_class()(variant, types, shapes)
+
     def _derive(self, op_type: str, name: str | None = None, types: Any = None,
                 shapes: Any = None, **inputs: Any) -> DatasetBase:
         types = self._types if types is None else types
         shapes = self._shapes if shapes is None else shapes
         variant = apply_op(op_type, input_dataset=self._variant_tensor, name=name,
                            **inputs, **_attrs(types, shapes))
-        return type(self)(variant, types, shapes)
+        return self._make(variant, types, shapes)
 
     def __iter__(self) -> Any:
         raise RuntimeError("Iterating a dataset in Python is only supported in eager mode; "
@@ -137,7 +145,7 @@ class DatasetBase:
         variant = apply_op("ConcatenateDataset", input_dataset=self._variant_tensor,
                            another_dataset=dataset._variant_tensor,
                            **_attrs(self._types, shapes))
-        return type(self)(variant, self._types, shapes)
+        return self._make(variant, self._types, shapes)
 
     def map(self, map_func: Any, num_parallel_calls: Any = None,
             deterministic: Any = None, name: str | None = None) -> DatasetBase:
@@ -249,7 +257,7 @@ class DatasetBase:
                             for p, t in zip(flat_pads, flat_types)],
             drop_remainder=convert_to_tensor(bool(drop_remainder), dtype=dtypes_lib.bool),
             output_shapes=st.flatten(out_shapes), name=name)
-        return type(self)(variant, self._types, out_shapes)
+        return self._make(variant, self._types, out_shapes)
 
     def shuffle(self, buffer_size: Any, seed: Any = None,
                 reshuffle_each_iteration: Any = None, name: str | None = None) -> DatasetBase:

@@ -167,13 +167,19 @@ class DatasetV1(DatasetBase):
         return zip_datasets((range_dataset(start, np.iinfo(np.int64).max), self))
 
 
+class _FileDataset(DatasetV1):
+    @classmethod
+    def _plain_class(cls) -> type:
+        return DatasetV1
+
+
 def _file_inputs(filenames: Any, compression_type: Any) -> tuple[Any, Any]:
     names = convert_to_tensor(filenames, dtype=dtypes_lib.string, name="filenames")
     kind = compression_type_name(compression_type)
     return names, convert_to_tensor(kind, dtype=dtypes_lib.string, name="compression_type")
 
 
-class TextLineDataset(DatasetV1):
+class TextLineDataset(_FileDataset):
     """The lines of text files, without line endings (`tf.data.TextLineDataset`)."""
 
     def __init__(self, filenames: Any, compression_type: Any = None, buffer_size: Any = None,
@@ -185,7 +191,7 @@ class TextLineDataset(DatasetV1):
         super().__init__(variant, dtypes_lib.string, TensorShape([]))
 
 
-class TFRecordDataset(DatasetV1):
+class TFRecordDataset(_FileDataset):
     """The records of TFRecord files, in file order (`tf.data.TFRecordDataset`).
 
     Raises:
@@ -201,7 +207,7 @@ class TFRecordDataset(DatasetV1):
         super().__init__(variant, dtypes_lib.string, TensorShape([]))
 
 
-class FixedLengthRecordDataset(DatasetV1):
+class FixedLengthRecordDataset(_FileDataset):
     """Fixed-size records of binary files (`tf.data.FixedLengthRecordDataset`).
 
     Raises:
