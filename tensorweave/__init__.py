@@ -55,9 +55,12 @@ from tensorweave.ops.gradients_impl import (
 from tensorweave.ops.init_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
+from tensorweave.ops.parsing_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
+from tensorweave.ops.reader_ops import *  # noqa: F403
 from tensorweave.ops.state_ops import *  # noqa: F403
+from tensorweave.ops.string_io_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403
 from tensorweave.protos.config_pb2 import (

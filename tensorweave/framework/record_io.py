@@ -218,6 +218,12 @@ def iter_records(data: bytes, path: str = "", offset: int = 0) -> Iterator[bytes
       DataLossError: on a truncated record, a corrupted length or data checksum, naming
         `path` and the offset of the bad record.
     """
+    for _, record in iter_records_at(data, path, offset):
+        yield record
+
+
+def iter_records_at(data: bytes, path: str = "", offset: int = 0) -> Iterator[tuple[int, bytes]]:
+    """Yields (offset, record) pairs of a whole (decompressed) file; as `iter_records`."""
     end = len(data)
     unpack, crc = _HEADER.unpack_from, google_crc32c.value
     while offset < end:
@@ -233,7 +239,7 @@ def iter_records(data: bytes, path: str = "", offset: int = 0) -> Iterator[bytes
         record = data[start:stop]
         if _mask(crc(record)) != _FOOTER.unpack_from(data, stop)[0]:
             raise _loss(path, offset, "corrupted record data (checksum mismatch)")
-        yield record
+        yield offset, record
         offset = stop + 4
 
 

@@ -338,7 +338,6 @@ __all__ = [
     "FixedLenSequenceFeature",
     "RaggedFeature",
     "SparseFeature",
-    "SparseParts",
     "VarLenFeature",
     "decode_csv",
     "decode_raw",
