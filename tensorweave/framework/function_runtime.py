@@ -35,8 +35,8 @@ def body_to_text(graph_def: Any) -> str:
     return text_format.MessageToString(graph_def)
 
 
-def instantiate(body: str, num_args: int, num_outputs: int, device: str) -> FunctionCall:
-    """A callable running a body (text-format `GraphDef`) on `device`.
+def parse_body(body: str) -> Any:
+    """The `GraphDef` of a body attr.
 
     Raises:
       InvalidArgumentError: if the body does not parse.
@@ -46,6 +46,16 @@ def instantiate(body: str, num_args: int, num_outputs: int, device: str) -> Func
         text_format.Parse(body, graph_def)
     except text_format.ParseError as e:
         raise errors.InvalidArgumentError(None, None, f"Bad function body: {e}") from None
+    return graph_def
+
+
+def instantiate(body: str, num_args: int, num_outputs: int, device: str) -> FunctionCall:
+    """A callable running a body (text-format `GraphDef`) on `device`.
+
+    Raises:
+      InvalidArgumentError: if the body does not parse.
+    """
+    graph_def = parse_body(body)
     factory = function_runtimes.lookup("plan")
     return factory(graph_def, num_args, num_outputs, device)
 

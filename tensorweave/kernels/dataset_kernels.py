@@ -15,6 +15,7 @@ from tensorweave.framework import (
     function_runtime,
     op_defs,  # noqa: F401  (op definitions)
 )
+from tensorweave.kernels import dataset_chunks, dataset_vectorize
 from tensorweave.kernels import dataset_values as dv
 from tensorweave.kernels.registry import KernelNode, register_kernel
 
@@ -61,6 +62,9 @@ def _tensor_slice_dataset(node: KernelNode) -> Any:
             if a.ndim == 0 or a.shape[0] != n:
                 raise errors.InvalidArgumentError(
                     None, None, "All components must have the same size in the 0th dimension")
+
+        if all(a.dtype != np.object_ for a in arrays):
+            return dv.SliceValue(node.name, node.op, types, arrays)
 
         def run(ctx: Any) -> Iterator[dv.Element]:
             for i in range(n):
@@ -127,6 +131,8 @@ def _map_kernel(node: KernelNode) -> Any:
     types = _np_types(node)
     fn = _function(node)
     parallel_input = node.op == "ParallelMapDatasetV2"
+    elementwise = dataset_vectorize.is_elementwise(
+        function_runtime.parse_body(node.attrs["f_body"]), len(types))
 
     def compute(ctx: Any, inp: Any, *rest: Any) -> dv.DatasetValue:
         captured = list(rest[:-1] if parallel_input else rest)
@@ -134,8 +140,8 @@ def _map_kernel(node: KernelNode) -> Any:
         if parallel_input:
             parallel = _int(rest[-1])
             parallel = os.cpu_count() or 1 if parallel < 0 else parallel
-        run = dv.map_iter(_dataset(inp), fn, captured, node.op, node.name, parallel)
-        return dv.Generated(node.name, node.op, types, run)
+        return dv.MapValue(node.name, node.op, types, _dataset(inp), fn, captured, parallel,
+                           elementwise)
 
     return compute
 
@@ -206,6 +212,31 @@ register_kernel("InterleaveDataset")(_interleave_kernel)
 register_kernel("ParallelInterleaveDatasetV4")(_interleave_kernel)
 
 
+def _batches(elements: Iterator[dv.Element], size: int, drop: bool) -> Iterator[list]:
+    buf: list[dv.Element] = []
+    for e in elements:
+        buf.append(e)
+        if len(buf) == size:
+            yield buf
+            buf = []
+    if buf and not drop:
+        yield buf
+
+
+def _fused_map_batch(inp: dv.MapValue, size: int, drop: bool) -> Any:
+    """Batches the map's input, then runs its element-wise function once per batch."""
+    in_types = inp.source.dtypes
+
+    def run(ctx: Any) -> Iterator[dv.Element]:
+        for batch in _batches(inp.source.iterate(ctx), size, drop):
+            columns = [dv.stack(list(col), t, c)
+                       for c, (col, t) in enumerate(zip(zip(*batch), in_types))]
+            out = dv.call_function(inp.fn, ctx, [*columns, *inp.captured], inp.op, inp.name)
+            yield tuple(out)
+
+    return run
+
+
 @register_kernel("BatchDatasetV2")
 def _batch_dataset(node: KernelNode) -> Any:
     types = _np_types(node)
@@ -215,15 +246,18 @@ def _batch_dataset(node: KernelNode) -> Any:
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
 
+        if inp.chunks is not None:
+            def chunked(ctx: Any) -> Iterator[dv.Element]:
+                return dataset_chunks.rebatch(inp.chunks(ctx), size, drop)
+
+            return dv.Generated(node.name, node.op, types, chunked)
+        if isinstance(inp, dv.MapValue) and inp.elementwise:
+            return dv.Generated(node.name, node.op, types, _fused_map_batch(inp, size, drop))
+
         def run(ctx: Any) -> Iterator[dv.Element]:
-            buf: list[dv.Element] = []
-            for e in inp.iterate(ctx):
-                buf.append(e)
-                if len(buf) == size:
-                    yield tuple(dv.stack([x[c] for x in buf], t, c) for c, t in enumerate(types))
-                    buf = []
-            if buf and not drop:
-                yield tuple(dv.stack([x[c] for x in buf], t, c) for c, t in enumerate(types))
+            for batch in _batches(inp.iterate(ctx), size, drop):
+                yield tuple(dv.stack(list(col), t, c)
+                            for c, (col, t) in enumerate(zip(zip(*batch), types)))
 
         return dv.Generated(node.name, node.op, types, run)
 
@@ -296,10 +330,35 @@ def _shuffle_dataset(node: KernelNode) -> Any:
                 None, None, "buffer_size must be greater than zero.")
         if seeds == (0, 0):
             seeds = tuple(int(x) for x in np.random.SeedSequence().generate_state(2))
-        run = dv.shuffle_iter(_dataset(inp), size, seeds, reshuffle)
-        return dv.Generated(node.name, node.op, types, run)
+        return _shuffled(node, types, _dataset(inp), size, seeds, reshuffle)
 
     return compute
+
+
+def _shuffled(node: KernelNode, types: list[Any], inp: dv.DatasetValue, size: int,
+              seeds: tuple[int, int], reshuffle: bool) -> dv.DatasetValue:
+    """A shuffle: on indices (with chunks) over tensor slices, else over elements; both
+    orders are the same for the same seeds."""
+    epochs = dataset_chunks.Epochs(reshuffle)
+    if isinstance(inp, dv.SliceValue):
+        arrays, n = inp.arrays, len(inp.arrays[0])
+
+        def order() -> np.ndarray:
+            return dataset_chunks.shuffled_order(
+                n, size, dataset_chunks.Draws(seeds, epochs.next()))
+
+        def run(ctx: Any) -> Iterator[dv.Element]:
+            rows = order().tolist()
+            return zip(*(a[rows] for a in arrays))
+
+        return dv.Generated(node.name, node.op, types, run,
+                            lambda ctx: dataset_chunks.gathered_chunks(arrays, order()))
+
+    def elements(ctx: Any) -> Iterator[dv.Element]:
+        draws = dataset_chunks.Draws(seeds, epochs.next())
+        return dataset_chunks.shuffle_elements(inp.iterate(ctx), size, draws)
+
+    return dv.Generated(node.name, node.op, types, elements)
 
 
 def _counted(node: KernelNode, make: Any) -> Any:
@@ -332,7 +391,19 @@ def _skip(inp: dv.DatasetValue, count: int) -> Any:
     return run
 
 
-register_kernel("RepeatDataset")(lambda node: _counted(node, dv.repeat_iter))
+@register_kernel("RepeatDataset")
+def _repeat_dataset(node: KernelNode) -> Any:
+    types = _np_types(node)
+
+    def compute(ctx: Any, inp: Any, count: Any) -> dv.DatasetValue:
+        inp, n = _dataset(inp), _int(count)
+        return dv.Generated(node.name, node.op, types, dv.repeat_iter(inp, n),
+                            dv.repeat_chunks(inp, n))
+
+    return compute
+
+
+
 register_kernel("TakeDataset")(lambda node: _counted(node, _take))
 register_kernel("SkipDataset")(lambda node: _counted(node, _skip))
 register_kernel("PrefetchDataset")(

@@ -18,6 +18,7 @@ from tensorweave.framework import (
     record_io,
 )
 from tensorweave.kernels import dataset_values as dv
+from tensorweave.kernels.dataset_chunks import CHUNK
 from tensorweave.kernels.registry import KernelNode, register_kernel
 
 _STRING = [np.dtype(object)]
@@ -46,6 +47,24 @@ def _scalar(value: bytes) -> np.ndarray:
     return out
 
 
+def _string_chunks(records: Iterator[bytes]) -> Iterator[tuple[np.ndarray]]:
+    """Records as object arrays of up to `dataset_chunks.CHUNK` (chunked iteration)."""
+    buf: list[bytes] = []
+    for r in records:
+        buf.append(r)
+        if len(buf) == CHUNK:
+            yield (_vector(buf),)
+            buf = []
+    if buf:
+        yield (_vector(buf),)
+
+
+def _vector(values: list[bytes]) -> np.ndarray:
+    out = np.empty(len(values), np.object_)
+    out[:] = values
+    return out
+
+
 def _lines(data: bytes) -> Iterator[bytes]:
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
@@ -59,12 +78,15 @@ def _text_line_dataset(node: KernelNode) -> Any:
     def compute(ctx: Any, filenames: Any, compression: Any, buffer_size: Any) -> Any:
         files, kind = _filenames(filenames), _compression(compression)
 
-        def run(ctx: Any) -> Iterator[dv.Element]:
+        def lines() -> Iterator[bytes]:
             for path in files:
-                for line in _lines(record_io.read_file_bytes(path, kind)):
-                    yield (_scalar(line),)
+                yield from _lines(record_io.read_file_bytes(path, kind))
 
-        return dv.Generated(node.name, node.op, _STRING, run)
+        def run(ctx: Any) -> Iterator[dv.Element]:
+            return ((_scalar(line),) for line in lines())
+
+        return dv.Generated(node.name, node.op, _STRING, run,
+                            lambda ctx: _string_chunks(lines()))
 
     return compute
 
@@ -74,13 +96,15 @@ def _tf_record_dataset(node: KernelNode) -> Any:
     def compute(ctx: Any, filenames: Any, compression: Any, buffer_size: Any) -> Any:
         files, kind = _filenames(filenames), _compression(compression)
 
-        def run(ctx: Any) -> Iterator[dv.Element]:
+        def records() -> Iterator[bytes]:
             for path in files:
-                data = record_io.read_file_bytes(path, kind)
-                for record in record_io.iter_records(data, path):
-                    yield (_scalar(record),)
+                yield from record_io.iter_records(record_io.read_file_bytes(path, kind), path)
 
-        return dv.Generated(node.name, node.op, _STRING, run)
+        def run(ctx: Any) -> Iterator[dv.Element]:
+            return ((_scalar(r),) for r in records())
+
+        return dv.Generated(node.name, node.op, _STRING, run,
+                            lambda ctx: _string_chunks(records()))
 
     return compute
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.kernels import dataset_chunks as chunks_mod
 
 Element = tuple[Any, ...]
 
@@ -49,6 +50,11 @@ def stack(values: list[Any], dtype: Any, component: int) -> np.ndarray:
     Raises:
       InvalidArgumentError: if the values have different shapes.
     """
+    if dtype != np.object_:
+        try:
+            return np.stack(values).astype(dtype, copy=False)
+        except ValueError:
+            pass  # NOTE: shapes differ: the loop below names the first odd element
     first = np.shape(values[0])
     for i, v in enumerate(values[1:], 1):
         if np.shape(v) != first:
@@ -70,12 +76,14 @@ def function_error(e: errors.OpError, op: str, name: str) -> errors.OpError:
 
 
 class DatasetValue:
-    """Base class: `name`/`op` of the node that made it, `dtypes` of its components."""
+    """Base class: `name`/`op` of the node that made it, `dtypes` of its components, and
+    `chunks`: None, or a function `ctx -> iterator of column tuples` (`dataset_chunks`)."""
 
-    def __init__(self, name: str, op: str, dtypes: list[Any]):
+    def __init__(self, name: str, op: str, dtypes: list[Any], chunks: Any = None):
         self.name = name
         self.op = op
         self.dtypes = dtypes
+        self.chunks = chunks
 
     def iterate(self, ctx: Any) -> Iterator[Element]:
         """A fresh iterator over the elements."""
@@ -86,13 +94,42 @@ class Generated(DatasetValue):
     """A dataset defined by a generator function `make(ctx)`."""
 
     def __init__(self, name: str, op: str, dtypes: list[Any],
-                 make: Callable[[Any], Iterator[Element]]):
-        super().__init__(name, op, dtypes)
+                 make: Callable[[Any], Iterator[Element]], chunks: Any = None):
+        super().__init__(name, op, dtypes, chunks)
         self._make = make
 
     def iterate(self, ctx: Any) -> Iterator[Element]:
         """A fresh iterator from the generator function."""
         return self._make(ctx)
+
+
+class SliceValue(Generated):
+    """The value of `TensorSliceDataset` over non-string arrays (rows in order)."""
+
+    def __init__(self, name: str, op: str, dtypes: list[Any], arrays: list[np.ndarray]):
+        super().__init__(name, op, dtypes, lambda ctx: zip(*arrays),
+                         lambda ctx: chunks_mod.slice_chunks(arrays))
+        self.arrays = arrays
+
+
+class MapValue(Generated):
+    """The value of `MapDataset`: also keeps its input and function, so a following batch
+    can run an element-wise function once per batch (`dataset_vectorize`)."""
+
+    def __init__(self, name: str, op: str, dtypes: list[Any], source: DatasetValue, fn: Any,
+                 captured: list[Any], parallel: int, elementwise: bool):
+        chunks = None
+        if elementwise and source.chunks is not None:
+            def chunks(ctx: Any) -> Iterator[Any]:
+                for cols in source.chunks(ctx):
+                    yield tuple(call_function(fn, ctx, [*cols, *captured], op, name))
+
+        super().__init__(name, op, dtypes, map_iter(source, fn, captured, op, name, parallel),
+                         chunks)
+        self.source = source
+        self.fn = fn
+        self.captured = captured
+        self.elementwise = elementwise
 
 
 def call_function(fn: Any, ctx: Any, args: list[Any], op: str, name: str) -> list[Any]:
@@ -157,33 +194,6 @@ def interleave_iter(inp: DatasetValue, fn: Any, captured: list[Any], cycle: int,
             if all(s is None for s in slots):
                 return
             idx, block_index = (idx + 1) % cycle, 0
-
-    return run
-
-
-def shuffle_iter(inp: DatasetValue, buffer_size: int, seeds: tuple[int, int],
-                 reshuffle: bool) -> Callable[[Any], Iterator[Element]]:
-    """The iteration of `ShuffleDataset`: a `buffer_size` window sampled uniformly."""
-    epochs = [0]
-    lock = threading.Lock()
-
-    def run(ctx: Any) -> Iterator[Element]:
-        with lock:
-            epoch = epochs[0]
-            epochs[0] += 1
-        rng = np.random.default_rng([seeds[0], seeds[1], epoch if reshuffle else 0])
-        buf: list[Element] = []
-        for e in inp.iterate(ctx):
-            if len(buf) < buffer_size:
-                buf.append(e)
-                continue
-            i = int(rng.integers(len(buf)))
-            out, buf[i] = buf[i], e
-            yield out
-        while buf:
-            i = int(rng.integers(len(buf)))
-            buf[i], buf[-1] = buf[-1], buf[i]
-            yield buf.pop()
 
     return run
 
@@ -253,16 +263,23 @@ def cache_iter(inp: DatasetValue) -> Callable[[Any], Iterator[Element]]:
 
 def repeat_iter(inp: DatasetValue, count: int) -> Callable[[Any], Iterator[Element]]:
     """The iteration of `RepeatDataset` (`count` < 0: forever; stops on an empty input)."""
+    return lambda ctx: _repeat(lambda: inp.iterate(ctx), count)
 
-    def run(ctx: Any) -> Iterator[Element]:
-        i = 0
-        while count < 0 or i < count:
-            produced = False
-            for e in inp.iterate(ctx):
-                produced = True
-                yield e
-            if not produced:
-                return
-            i += 1
 
-    return run
+def repeat_chunks(inp: DatasetValue, count: int) -> Callable[[Any], Iterator[Any]] | None:
+    """The chunks of `RepeatDataset`, if its input has chunks."""
+    if inp.chunks is None:
+        return None
+    return lambda ctx: _repeat(lambda: inp.chunks(ctx), count)
+
+
+def _repeat(make: Callable[[], Iterator[Any]], count: int) -> Iterator[Any]:
+    i = 0
+    while count < 0 or i < count:
+        produced = False
+        for e in make():
+            produced = True
+            yield e
+        if not produced:
+            return
+        i += 1
