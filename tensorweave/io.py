@@ -13,6 +13,13 @@ from tensorweave.framework.record_io import (
     tf_record_iterator,
 )
 from tensorweave.ops.data_flow_ops import QueueBase, RandomShuffleQueue
+from tensorweave.ops.image_io_ops import (
+    decode_bmp,
+    decode_image,
+    decode_json_example,
+    decode_png,
+    encode_png,
+)
 from tensorweave.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -22,6 +29,7 @@ from tensorweave.ops.parsing_ops import (
     decode_csv,
     decode_raw,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
     parse_single_sequence_example,
 )
@@ -29,6 +37,7 @@ from tensorweave.ops.string_io_ops import (
     decode_base64,
     decode_compressed,
     encode_base64,
+    match_filenames_once,
     matching_files,
     parse_tensor,
     read_file,
@@ -48,12 +57,19 @@ __all__ = [
     "TFRecordWriter",
     "VarLenFeature",
     "decode_base64",
+    "decode_bmp",
+    "decode_image",
+    "decode_json_example",
+    "decode_png",
     "decode_compressed",
     "decode_csv",
     "decode_raw",
     "encode_base64",
+    "encode_png",
+    "match_filenames_once",
     "matching_files",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
     "parse_tensor",

@@ -21,6 +21,7 @@ from tensorweave.kernels import (  # noqa: F401
 from tensorweave.kernels import dataset_kernels  # noqa: F401
 from tensorweave.kernels import dataset_readers  # noqa: F401
 from tensorweave.kernels import decode_kernels  # noqa: F401
+from tensorweave.kernels import image_kernels  # noqa: F401
 from tensorweave.kernels import iterator_kernels  # noqa: F401
 from tensorweave.kernels import parsing_kernels  # noqa: F401
 from tensorweave.kernels import reader_kernels  # noqa: F401

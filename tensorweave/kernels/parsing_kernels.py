@@ -252,77 +252,129 @@ def _sequence_dense(flist: Any, key: str, dtype: Any, shape: list[int], where: s
     return np.stack([r.reshape(shape) for r in rows])
 
 
+def _feature_lists(seq: Any, fs: list, fd: list, empty_ok: set, where: str) -> tuple[list, list]:
+    """(sparse parts [(indices [N, 2], values, shape [2])], dense values [steps, ...]) of the
+    feature lists of one `SequenceExample`."""
+    lists = seq.feature_lists.feature_list
+    fs_parts = []
+    for key, dtype in fs:
+        steps = lists[key].feature if key in lists else []
+        rows = [feature_values(f, dtype, key, where) for f in steps]
+        idx = np.array([(t, j) for t, r in enumerate(rows) for j in range(r.size)],
+                       np.int64).reshape(-1, 2)
+        vals = (np.concatenate(rows).astype(np_type(dtype), copy=False) if rows
+                else np.zeros([0], np_type(dtype)))
+        shape = np.array([len(rows), max((r.size for r in rows), default=0)], np.int64)
+        fs_parts.append((idx, vals, shape))
+    fd_out = []
+    for key, dtype, shape in fd:
+        if key not in lists and key not in empty_ok:
+            raise errors.InvalidArgumentError(
+                None, None, f"{where}Feature list: {key} is required but could not be found.  "
+                "Did you mean to include it in feature_list_dense_missing_assumed_empty or "
+                "feature_list_dense_defaults?")
+        fd_out.append(_sequence_dense(lists[key], key, dtype, shape, where) if key in lists
+                      else np.zeros([0] + shape, np_type(dtype)))
+    return fs_parts, fd_out
+
+
+class _SequenceSpec:
+    """The keys, types and shapes of a sequence-example parse node."""
+
+    def __init__(self, node: KernelNode, keys_from_attrs: bool):
+        a = node.attrs
+        self.ncs, self.ncd = int(a["Ncontext_sparse"]), int(a["Ncontext_dense"])
+        self.nfs, self.nfd = int(a["Nfeature_list_sparse"]), int(a["Nfeature_list_dense"])
+        self.cs_types = list(a.get("context_sparse_types") or [])
+        self.cd_types = list(a.get("Tcontext_dense") or [])
+        self.fs_types = list(a.get("feature_list_sparse_types") or [])
+        self.fd_types = list(a.get("feature_list_dense_types") or [])
+        self.cd_shapes = _shapes(node, "context_dense_shapes")
+        self.fd_shapes = _shapes(node, "feature_list_dense_shapes")
+        if keys_from_attrs:
+            self.set_keys([*_keys(a.get("context_sparse_keys") or []),
+                           *_keys(a.get("context_dense_keys") or []),
+                           *_keys(a.get("feature_list_sparse_keys") or []),
+                           *_keys(a.get("feature_list_dense_keys") or [])])
+            self.empty_ok = set(_keys(a.get("feature_list_dense_missing_assumed_empty") or []))
+
+    def set_keys(self, keys: list[str]) -> None:
+        """Splits the four key lists."""
+        n1, n2, n3 = self.ncs, self.ncs + self.ncd, self.ncs + self.ncd + self.nfs
+        self.cs, self.fs = list(zip(keys[:n1], self.cs_types)), list(zip(keys[n2:n3],
+                                                                          self.fs_types))
+        self.cd_keys = keys[n1:n2]
+        self.fd = list(zip(keys[n3:], self.fd_types, self.fd_shapes))
+
+    def dense_specs(self, defaults: Any) -> list:
+        """(key, type, shape, default) of the context dense features."""
+        return [(k, t, s, np.asarray(d))
+                for k, t, s, d in zip(self.cd_keys, self.cd_types, self.cd_shapes, defaults)]
+
+
 @register_kernel("ParseSingleSequenceExample")
 def _parse_single_sequence(node: KernelNode) -> Any:
-    a = node.attrs
-    ncs, ncd = int(a["Ncontext_sparse"]), int(a["Ncontext_dense"])
-    nfs, nfd = int(a["Nfeature_list_sparse"]), int(a["Nfeature_list_dense"])
-    cs_types, cd_types = (
-        list(a.get("context_sparse_types") or []),
-        list(a.get("Tcontext_dense") or []),
-    )
-    fs_types = list(a.get("feature_list_sparse_types") or [])
-    fd_types = list(a.get("feature_list_dense_types") or [])
-    cd_shapes, fd_shapes = (
-        _shapes(node, "context_dense_shapes"),
-        _shapes(node, "feature_list_dense_shapes"),
-    )
+    spec = _SequenceSpec(node, keys_from_attrs=False)
+    n_keys = spec.ncs + spec.ncd + spec.nfs + spec.nfd
 
     def compute(ctx: Any, serialized: Any, assumed_empty: Any, *rest: Any) -> list[Any]:
-        keys = _keys([np.asarray(k).item() for k in rest[: ncs + ncd + nfs + nfd]])
-        cs_keys, cd_keys = keys[:ncs], keys[ncs : ncs + ncd]
-        fs_keys, fd_keys = keys[ncs + ncd : ncs + ncd + nfs], keys[ncs + ncd + nfs :]
-        defaults = rest[ncs + ncd + nfs + nfd : ncs + ncd + nfs + nfd + ncd]
-        name = np.asarray(rest[-1]).item()
-        where = f"Name: {_keys([name])[0] or '<unknown>'}, "
+        spec.set_keys(_keys([np.asarray(k).item() for k in rest[:n_keys]]))
+        name = _keys([np.asarray(rest[-1]).item()])[0]
+        where = f"Name: {name or '<unknown>'}, "
         empty_ok = set(_keys(list(np.asarray(assumed_empty, np.object_).reshape(-1))))
         seq = parse_proto(example_pb2.SequenceExample(), serialized, "sequence example")
-        ctx_out = _parse_batch(
-            np.asarray([example_pb2.Example(features=seq.context).SerializeToString()], np.object_),
-            np.zeros([0], np.object_),
-            list(zip(cs_keys, cs_types)),
-            [
-                (k, t, s, np.asarray(d))
-                for k, t, s, d in zip(cd_keys, cd_types, cd_shapes, defaults)
-            ],
-            batched=False,
-        )
-        lists = seq.feature_lists.feature_list
-        fs_parts = []
-        for key, dtype in zip(fs_keys, fs_types):
-            steps = lists[key].feature if key in lists else []
-            rows = [feature_values(f, dtype, key, where) for f in steps]
-            idx = np.array(
-                [(t, j) for t, r in enumerate(rows) for j in range(r.size)], np.int64
-            ).reshape(-1, 2)
-            vals = (
-                np.concatenate(rows).astype(np_type(dtype), copy=False)
-                if rows
-                else np.zeros([0], np_type(dtype))
-            )
-            shape = np.array([len(rows), max((r.size for r in rows), default=0)], np.int64)
-            fs_parts.append((idx, vals, shape))
-        fd_out = []
-        for key, dtype, shape in zip(fd_keys, fd_types, fd_shapes):
-            if key not in lists and key not in empty_ok:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"{where}Feature list: {key} is required but could not be found.  "
-                    "Did you mean to include it in feature_list_dense_missing_assumed_empty or "
-                    "feature_list_dense_defaults?",
-                )
-            fd_out.append(
-                _sequence_dense(lists[key], key, dtype, shape, where)
-                if key in lists
-                else np.zeros([0] + shape, np_type(dtype))
-            )
-        return single(
-            ctx_out
-            + [p[0] for p in fs_parts]
-            + [p[1] for p in fs_parts]
-            + [p[2] for p in fs_parts]
-            + fd_out
-        )
+        context = np.asarray([example_pb2.Example(features=seq.context).SerializeToString()],
+                             np.object_)
+        ctx_out = _parse_batch(context, np.zeros([0], np.object_), spec.cs,
+                               spec.dense_specs(rest[n_keys:n_keys + spec.ncd]), batched=False)
+        fs_parts, fd_out = _feature_lists(seq, spec.fs, spec.fd, empty_ok, where)
+        return single(ctx_out + [p[0] for p in fs_parts] + [p[1] for p in fs_parts]
+                      + [p[2] for p in fs_parts] + fd_out)
+
+    return compute
+
+
+def _pad_steps(values: list[np.ndarray], dtype: Any) -> np.ndarray:
+    longest = max((v.shape[0] for v in values), default=0)
+    inner = values[0].shape[1:] if values else ()
+    out = np.zeros((len(values), longest) + tuple(inner), np_type(dtype))
+    if np_type(dtype) == np.object_:
+        out[...] = b""
+    for b, v in enumerate(values):
+        out[b, :v.shape[0]] = v
+    return out
+
+
+@register_kernel("ParseSequenceExample")
+def _parse_sequence_batch(node: KernelNode) -> Any:
+    spec = _SequenceSpec(node, keys_from_attrs=True)
+
+    def compute(ctx: Any, serialized: Any, debug_name: Any, *defaults: Any) -> list[Any]:
+        flat = np.asarray(serialized, np.object_).reshape(-1)
+        names = _keys(list(np.asarray(debug_name, np.object_).reshape(-1)))
+        seqs, contexts, per_example = [], [], []
+        for i, data in enumerate(flat):
+            where = f"Name: {names[i]}, " if i < len(names) and names[i] else ""
+            seq = parse_proto(example_pb2.SequenceExample(), data, "sequence example")
+            seqs.append(seq)
+            contexts.append(example_pb2.Example(features=seq.context).SerializeToString())
+            per_example.append(_feature_lists(seq, spec.fs, spec.fd, spec.empty_ok, where))
+        ctx_out = _parse_batch(np.asarray(contexts, np.object_).reshape(-1), debug_name,
+                               spec.cs, spec.dense_specs(defaults), batched=True)
+        sparse = [[], [], []]
+        for j, (_, dtype) in enumerate(spec.fs):
+            parts = [ex[0][j] for ex in per_example]
+            idx = [np.concatenate([np.full((len(p[0]), 1), b, np.int64), p[0]], axis=1)
+                   for b, p in enumerate(parts)]
+            sparse[0].append(np.concatenate(idx) if idx else np.zeros([0, 3], np.int64))
+            sparse[1].append(np.concatenate([p[1] for p in parts]) if parts
+                             else np.zeros([0], np_type(dtype)))
+            dims = np.max([p[2] for p in parts], axis=0) if parts else np.zeros(2, np.int64)
+            sparse[2].append(np.array([len(parts), *dims], np.int64))
+        dense = [_pad_steps([ex[1][j] for ex in per_example], dtype)
+                 for j, (_, dtype, _) in enumerate(spec.fd)]
+        lengths = [np.array([ex[1][j].shape[0] for ex in per_example], np.int64)
+                   for j in range(len(spec.fd))]
+        return single(ctx_out + sparse[0] + sparse[1] + sparse[2] + dense + lengths)
 
     return compute

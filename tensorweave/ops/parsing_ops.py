@@ -24,7 +24,8 @@ from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import constant_op
 from tensorweave.ops.gradients_impl import no_gradient
 
-for _op in ("ParseExample", "ParseSingleExample", "ParseSingleSequenceExample", "DecodeRaw",
+for _op in ("ParseExample", "ParseSingleExample", "ParseSingleSequenceExample",
+            "ParseSequenceExample", "DecodeRaw",
             "DecodeCSV"):
     no_gradient(_op)
 
@@ -240,21 +241,7 @@ def parse_single_sequence_example(
     Raises:
       ValueError: for an invalid spec. At run time `InvalidArgumentError` naming the key.
     """
-    context_features = context_features or {}
-    sequence_features = sequence_features or {}
-    if not context_features and not sequence_features:
-        raise ValueError("Missing features.")
-    cs, cd = _split_features(context_features, "context") if context_features else ([], [])
-    fs, fd = [], []
-    for key in sorted(sequence_features):
-        spec = sequence_features[key]
-        if isinstance(spec, VarLenFeature):
-            fs.append((key, dtypes_lib.as_dtype(spec.dtype)))
-        elif isinstance(spec, FixedLenSequenceFeature):
-            fd.append((key, dtypes_lib.as_dtype(spec.dtype), as_shape(spec.shape),
-                       spec.allow_missing))
-        else:
-            raise ValueError(f"Unsupported sequence feature {type(spec).__name__} for {key!r}")
+    cs, cd, fs, fd = _sequence_specs(context_features, sequence_features)
     s = dtypes_lib.string
     with graph_mod.name_scope(name, "ParseSingleSequenceExample", [serialized]):
         outputs = _as_list(apply_op(
@@ -277,6 +264,74 @@ def parse_single_sequence_example(
         ))
     n_ctx = 3 * len(cs) + len(cd)
     return _assemble(outputs[:n_ctx], cs, cd), _assemble(outputs[n_ctx:], fs, fd)
+
+
+def _sequence_specs(context_features: Any, sequence_features: Any) -> tuple:
+    """(context sparse, context dense, list sparse, list dense) specs in key order."""
+    context_features = context_features or {}
+    sequence_features = sequence_features or {}
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    cs, cd = _split_features(context_features, "context") if context_features else ([], [])
+    fs, fd = [], []
+    for key in sorted(sequence_features):
+        spec = sequence_features[key]
+        if isinstance(spec, VarLenFeature):
+            fs.append((key, dtypes_lib.as_dtype(spec.dtype)))
+        elif isinstance(spec, FixedLenSequenceFeature):
+            fd.append((key, dtypes_lib.as_dtype(spec.dtype), as_shape(spec.shape),
+                       spec.allow_missing))
+        else:
+            raise ValueError(f"Unsupported sequence feature {type(spec).__name__} for {key!r}")
+    return cs, cd, fs, fd
+
+
+def parse_sequence_example(
+    serialized: Any, context_features: dict[str, Any] | None = None,
+    sequence_features: dict[str, Any] | None = None, example_names: Any = None,
+    name: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Parses a batch of serialized `SequenceExample`s (`tf.io.parse_sequence_example`).
+
+    Args:
+      serialized: string [batch].
+      context_features: key -> `FixedLenFeature` | `VarLenFeature`.
+      sequence_features: key -> `FixedLenSequenceFeature` (padded with zeros to the longest
+        sequence: [batch, steps] + shape) | `VarLenFeature` (indices int64 [N, 3]).
+      example_names: optional string [batch] used in error messages.
+      name: a name scope for the ops.
+
+    Returns:
+      (context dict, feature list dict, lengths dict: int64 [batch] per dense sequence).
+
+    Raises:
+      ValueError: for an invalid spec. At run time `InvalidArgumentError` naming the key.
+    """
+    cs, cd, fs, fd = _sequence_specs(context_features, sequence_features)
+    s = dtypes_lib.string
+    with graph_mod.name_scope(name, "ParseSequenceExample", [serialized]):
+        outputs = _as_list(apply_op(
+            "ParseSequenceExample",
+            serialized=convert_to_tensor(serialized, dtype=s),
+            debug_name=convert_to_tensor([] if example_names is None else example_names, s),
+            context_dense_defaults=[_default_tensor(k, dt, sh, dv) for k, dt, sh, dv in cd],
+            feature_list_dense_missing_assumed_empty=[k for k, _, _, m in fd if m],
+            context_sparse_keys=[k for k, _ in cs], context_dense_keys=[k for k, *_ in cd],
+            feature_list_sparse_keys=[k for k, _ in fs],
+            feature_list_dense_keys=[k for k, *_ in fd],
+            Ncontext_sparse=len(cs), Ncontext_dense=len(cd), Nfeature_list_sparse=len(fs),
+            Nfeature_list_dense=len(fd),
+            context_sparse_types=[dt for _, dt in cs],
+            context_dense_shapes=[sh for _, _, sh, _ in cd],
+            feature_list_sparse_types=[dt for _, dt in fs],
+            feature_list_dense_types=[dt for _, dt, _, _ in fd],
+            feature_list_dense_shapes=[sh for _, _, sh, _ in fd],
+            name="ParseSequenceExample",
+        ))
+    n_ctx, n_fl = 3 * len(cs) + len(cd), 3 * len(fs) + len(fd)
+    lengths = dict(zip([k for k, *_ in fd], outputs[n_ctx + n_fl:]))
+    return (_assemble(outputs[:n_ctx], cs, cd), _assemble(outputs[n_ctx:n_ctx + n_fl], fs, fd),
+            lengths)
 
 
 def decode_raw(input_bytes: Any = None, out_type: Any = None, little_endian: bool = True,
@@ -342,6 +397,7 @@ __all__ = [
     "decode_csv",
     "decode_raw",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
 ]

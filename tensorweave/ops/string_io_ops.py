@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes as dtypes_lib
+from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import op_defs  # noqa: F401  (registers the ops)
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import variables
 from tensorweave.ops.gradients_impl import no_gradient
 
 for _op in ("ReadFile", "WriteFile", "MatchingFiles", "DecodeCompressed", "DecodeBase64",
@@ -79,3 +81,15 @@ __all__ = [
     "serialize_tensor",
     "write_file",
 ]
+
+
+def match_filenames_once(pattern: Any, name: str | None = None) -> Any:
+    """A local variable holding the files matching `pattern`, computed once when local
+    variables are initialized (`tf.io.match_filenames_once`)."""
+    with graph_mod.name_scope(name, "matching_filenames", [pattern]) as scope:
+        return variables.Variable(
+            matching_files(pattern), trainable=False, validate_shape=False,
+            collections=[variables.GraphKeys.LOCAL_VARIABLES], name=scope.rstrip("/"))
+
+
+__all__ += ["match_filenames_once"]

@@ -188,3 +188,50 @@ register_op("WriteFile", inputs=["filename: string", "contents: string"], is_sta
             shape_fn=lambda op: [])
 register_op("MatchingFiles", inputs=["pattern: string"], outputs=["filenames: string"],
             shape_fn=lambda op: [TensorShape([None])])
+
+
+def _parse_sequence_batch_shape(op: Any) -> list[TensorShape]:
+    ncs, nfs = op.get_attr("Ncontext_sparse"), op.get_attr("Nfeature_list_sparse")
+    nfd = op.get_attr("Nfeature_list_dense")
+    fl_dense = [
+        unknown_shape() if s.ndims is None else TensorShape([None, None] + s.as_list())
+        for s in op.get_attr("feature_list_dense_shapes")
+    ]
+    return (
+        [TensorShape([None, 2])] * ncs + [TensorShape([None])] * ncs
+        + [TensorShape([2])] * ncs + _dense_shapes(op, "context_dense_shapes", [None])
+        + [TensorShape([None, 3])] * nfs + [TensorShape([None])] * nfs
+        + [TensorShape([3])] * nfs + fl_dense + [TensorShape([None])] * nfd
+    )
+
+
+register_op(
+    "ParseSequenceExample",
+    inputs=["serialized: string", "debug_name: string",
+            "context_dense_defaults: Tcontext_dense"],
+    outputs=[
+        "context_sparse_indices: Ncontext_sparse * int64",
+        "context_sparse_values: context_sparse_types",
+        "context_sparse_shapes: Ncontext_sparse * int64",
+        "context_dense_values: Tcontext_dense",
+        "feature_list_sparse_indices: Nfeature_list_sparse * int64",
+        "feature_list_sparse_values: feature_list_sparse_types",
+        "feature_list_sparse_shapes: Nfeature_list_sparse * int64",
+        "feature_list_dense_values: feature_list_dense_types",
+        "feature_list_dense_lengths: Nfeature_list_dense * int64",
+    ],
+    attrs=[
+        "feature_list_dense_missing_assumed_empty: list(string) >= 0",
+        "context_sparse_keys: list(string) >= 0", "context_dense_keys: list(string) >= 0",
+        "feature_list_sparse_keys: list(string) >= 0",
+        "feature_list_dense_keys: list(string) >= 0",
+        "Ncontext_sparse: int >= 0 = 0", "Ncontext_dense: int >= 0 = 0",
+        "Nfeature_list_sparse: int >= 0 = 0", "Nfeature_list_dense: int >= 0 = 0",
+        "context_sparse_types: list(type) >= 0 = []", "Tcontext_dense: list(type) >= 0 = []",
+        "feature_list_dense_types: list(type) >= 0 = []",
+        "context_dense_shapes: list(shape) >= 0 = []",
+        "feature_list_sparse_types: list(type) >= 0 = []",
+        "feature_list_dense_shapes: list(shape) >= 0 = []",
+    ],
+    shape_fn=_parse_sequence_batch_shape,
+)

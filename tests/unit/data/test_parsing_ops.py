@@ -181,3 +181,53 @@ def test_string_codecs_and_files(tmp_path):
     assert run(tf.io.decode_compressed([zlib.compress(b"zz")], "ZLIB")).tolist() == [b"zz"]
     with pytest.raises(errors.NotFoundError):
         run(tf.io.read_file(str(tmp_path / "missing")))
+
+
+def _sequence(length, ctx_value):
+    seq = example_pb2.SequenceExample()
+    seq.context.feature["c"].int64_list.value.append(ctx_value)
+    for t in range(length):
+        seq.feature_lists.feature_list["tok"].feature.add().int64_list.value.extend([t, -t])
+        seq.feature_lists.feature_list["w"].feature.add().bytes_list.value.extend(
+            [b"w"] * (t + 1))
+    return seq.SerializeToString()
+
+
+def test_parse_sequence_example_batch():
+    ctx, seqs, lengths = run(tf.io.parse_sequence_example(
+        [_sequence(2, 7), _sequence(3, 8)],
+        context_features={"c": tf.io.FixedLenFeature([], tf.int64)},
+        sequence_features={"tok": tf.io.FixedLenSequenceFeature([2], tf.int64),
+                           "w": tf.io.VarLenFeature(tf.string)}))
+    assert ctx["c"].tolist() == [7, 8]
+    assert seqs["tok"].tolist() == [[[0, 0], [1, -1], [0, 0]], [[0, 0], [1, -1], [2, -2]]]
+    assert lengths["tok"].tolist() == [2, 3]
+    assert seqs["w"].dense_shape.tolist() == [2, 3, 3]
+    assert seqs["w"].indices[:3].tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 1]]
+    assert len(seqs["w"].values) == 3 + 6
+
+
+def test_json_example_and_png(tmp_path):
+    js = tf.io.decode_json_example(['{"features": {"feature": {"a": {"floatList": '
+                                    '{"value": [1.5]}}}}}'])
+    parsed = tf.io.parse_example(js, {"a": tf.io.FixedLenFeature([], tf.float32)})
+    assert run(parsed)["a"].tolist() == [1.5]
+    with pytest.raises(errors.InvalidArgumentError, match="JSON"):
+        run(tf.io.decode_json_example(["{bad"]))
+    image = (np.arange(60) * 4 % 256).astype(np.uint8).reshape(4, 5, 3)
+    png = tf.io.encode_png(image)
+    back, gray, four = run([tf.io.decode_png(png), tf.io.decode_png(png, channels=1),
+                            tf.io.decode_image(png, channels=4)])
+    np.testing.assert_array_equal(back, image)
+    assert gray.shape == (4, 5, 1) and four.shape == (4, 5, 4) and (four[..., 3] == 255).all()
+    with pytest.raises(errors.UnimplementedError):
+        run(tf.io.decode_image(b"\xff\xd8\xff\xe0 not really a jpeg"))
+
+
+def test_match_filenames_once(tmp_path):
+    for n in ("b.txt", "a.txt", "c.dat"):
+        (tmp_path / n).write_text("x")
+    files = tf.io.match_filenames_once(str(tmp_path / "*.txt"))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(files).tolist() == [str(tmp_path / n).encode() for n in ("a.txt", "b.txt")]
