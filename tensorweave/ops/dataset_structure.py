@@ -113,7 +113,7 @@ class FuncGraph(graph_mod.Graph):
                 return inner
         with self.as_default(), graph_mod.name_scope(None):
             inner = array_ops.placeholder(
-                tensor.dtype, tensor.shape, name=f"captured_{len(self.captures)}")
+                tensor.dtype.base_dtype, tensor.shape, name=f"captured_{len(self.captures)}")
         self.captures.append((tensor, inner))
         return inner
 

@@ -160,3 +160,25 @@ def test_parse_records_in_a_pipeline(tmp_path):
         out = sess.run(ds.make_one_shot_iterator().get_next())
     np.testing.assert_array_equal(out["v"][:, 0], [0, 1, 2, 3, 4])
     np.testing.assert_array_equal(out["v"][:, 1], [0, -1, -2, -3, -4])
+
+
+def test_captured_variable_monitored_session_and_meta_graph_roundtrip():
+    v = tf.Variable(10, dtype=tf.int64)
+    it = tf.data.Dataset.range(5).map(lambda x: x + v).batch(2).make_initializable_iterator()
+    nxt = it.get_next()
+    step = tf.assign_add(tf.train.get_or_create_global_step(), 1)
+    scaffold = tf.train.Scaffold(
+        local_init_op=tf.group(tf.local_variables_initializer(), it.initializer))
+    out = []
+    with tf.train.MonitoredTrainingSession(scaffold=scaffold) as sess:
+        while not sess.should_stop():  # OutOfRangeError ends the loop
+            out.append(sess.run([nxt, step])[0].tolist())
+    assert out == [[10, 11], [12, 13], [14]]
+    meta = tf.train.export_meta_graph()
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.train.import_meta_graph(meta)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(g2.get_operation_by_name(it.initializer.name))
+            assert sess.run(g2.get_tensor_by_name(nxt.name)).tolist() == [10, 11]
