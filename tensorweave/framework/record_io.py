@@ -243,6 +243,34 @@ def iter_records_at(data: bytes, path: str = "", offset: int = 0) -> Iterator[tu
         offset = stop + 4
 
 
+def split_records(data: bytes, path: str = "") -> list[bytes]:
+    """All records of a whole (decompressed) file, as `iter_records` yields them (one
+    tight loop, for bulk readers).
+
+    Raises:
+      DataLossError: as `iter_records`.
+    """
+    out: list[bytes] = []
+    append, end, offset = out.append, len(data), 0
+    unpack, footer, crc = _HEADER.unpack_from, _FOOTER.unpack_from, google_crc32c.value
+    while offset < end:
+        if offset + 12 > end:
+            raise _loss(path, offset, "truncated record header")
+        length, length_crc = unpack(data, offset)
+        start = offset + 12
+        stop = start + length
+        if _mask(crc(data[offset:offset + 8])) != length_crc:
+            raise _loss(path, offset, "corrupted record length (checksum mismatch)")
+        if stop + 4 > end:
+            raise _loss(path, offset, f"truncated record of {length} bytes")
+        record = data[start:stop]
+        if _mask(crc(record)) != footer(data, stop)[0]:
+            raise _loss(path, offset, "corrupted record data (checksum mismatch)")
+        append(record)
+        offset = stop + 4
+    return out
+
+
 def _mask(crc: int) -> int:
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
@@ -259,4 +287,11 @@ def tf_record_iterator(path: Any, options: Any = None) -> Iterator[bytes]:
       DataLossError: for a corrupted file, naming it and the record's offset.
     """
     path = path.decode() if isinstance(path, bytes) else str(path)
-    yield from iter_records(read_file_bytes(path, options), path)
+    data = read_file_bytes(path, options)
+    # NOTE: records before a corruption are still yielded, then DataLossError is raised.
+    try:
+        records = split_records(data, path)
+    except errors.DataLossError:
+        yield from iter_records(data, path)
+        return
+    yield from records

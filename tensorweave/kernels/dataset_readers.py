@@ -103,8 +103,18 @@ def _tf_record_dataset(node: KernelNode) -> Any:
         def run(ctx: Any) -> Iterator[dv.Element]:
             return ((_scalar(r),) for r in records())
 
-        return dv.Generated(node.name, node.op, _STRING, run,
-                            lambda ctx: _string_chunks(records()))
+        def chunks(ctx: Any) -> Iterator[tuple[np.ndarray]]:
+            for path in files:
+                data = record_io.read_file_bytes(path, kind)
+                try:
+                    whole = record_io.split_records(data, path)
+                except errors.DataLossError:
+                    yield from _string_chunks(record_io.iter_records(data, path))
+                    return
+                for s in range(0, len(whole), CHUNK):
+                    yield (_vector(whole[s:s + CHUNK]),)
+
+        return dv.Generated(node.name, node.op, _STRING, run, chunks)
 
     return compute
 

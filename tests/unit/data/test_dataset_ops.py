@@ -196,3 +196,24 @@ def test_error_in_map_names_the_dataset_op():
             sess.run(nxt)
     assert "{{node Reshape}}" in str(info.value)
 
+
+
+def test_experimental_transformations_and_options():
+    ds = tf.data.Dataset.range(4).apply(
+        tf.data.experimental.shuffle_and_repeat(4, count=2, seed=1))
+    out = values(ds)
+    assert sorted(out[:4]) == [0, 1, 2, 3] and sorted(out[4:]) == [0, 1, 2, 3]
+    mb = tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x * 3, 2))
+    assert [v.tolist() for v in values(mb)] == [[0, 3], [6, 9], [12]]
+    assert values(tf.data.Dataset.range(2).with_options(tf.data.Options())) == [0, 1]
+    assert tf.data.AUTOTUNE == -1
+    spec = tf.data.Dataset.range(3).element_spec
+    assert spec.dtype == tf.int64 and spec.shape.as_list() == []
+
+
+def test_padded_batch_of_tuples_with_strings():
+    ds = tf.data.Dataset.from_tensor_slices((["a", "bb"], [[1, 2], [3, 4]])).map(
+        lambda s, v: (s, v[:1]))
+    out = values(ds.padded_batch(2, padded_shapes=([], [3]), padding_values=("", 9)))
+    assert out[0][0].tolist() == [b"a", b"bb"]
+    assert out[0][1].tolist() == [[1, 9, 9], [3, 9, 9]]
