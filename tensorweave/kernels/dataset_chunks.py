@@ -73,11 +73,16 @@ def shuffled_order(n: int, buffer_size: int, draws: Draws) -> np.ndarray:
         for j, i in zip(range(size, n), picks):
             out.append(buf[i])
             buf[i] = j
-    while buf:
-        i = draws.pick(len(buf))
+    for i in drain_picks(draws, len(buf)):
         buf[i], buf[-1] = buf[-1], buf[i]
         out.append(buf.pop())
     return np.asarray(out, np.int64)
+
+
+def drain_picks(draws: Draws, m: int) -> list[int]:
+    """The indices a buffer of `m` elements is emptied by: one draw each, scaled by the
+    shrinking buffer size (what `pick` would give one at a time)."""
+    return (draws.take(m) * np.arange(m, 0, -1)).astype(np.int64).tolist()
 
 
 def shuffle_elements(elements: Iterator[Any], buffer_size: int, draws: Draws) -> Iterator[Any]:
@@ -90,8 +95,7 @@ def shuffle_elements(elements: Iterator[Any], buffer_size: int, draws: Draws) ->
         i = draws.pick(len(buf))
         out, buf[i] = buf[i], e
         yield out
-    while buf:
-        i = draws.pick(len(buf))
+    for i in drain_picks(draws, len(buf)):
         buf[i], buf[-1] = buf[-1], buf[i]
         yield buf.pop()
 

@@ -250,7 +250,9 @@ def _batch_dataset(node: KernelNode) -> Any:
             def chunked(ctx: Any) -> Iterator[dv.Element]:
                 return dataset_chunks.rebatch(inp.chunks(ctx), size, drop)
 
-            return dv.Generated(node.name, node.op, types, chunked)
+            batched = dv.Generated(node.name, node.op, types, chunked)
+            batched.vectorized = True
+            return batched
         if isinstance(inp, dv.MapValue) and inp.elementwise:
             return dv.Generated(node.name, node.op, types, _fused_map_batch(inp, size, drop))
 
@@ -406,8 +408,20 @@ def _repeat_dataset(node: KernelNode) -> Any:
 
 register_kernel("TakeDataset")(lambda node: _counted(node, _take))
 register_kernel("SkipDataset")(lambda node: _counted(node, _skip))
-register_kernel("PrefetchDataset")(
-    lambda node: _counted(node, lambda inp, n: dv.prefetch_iter(inp, 2 if n < 0 else n)))
+@register_kernel("PrefetchDataset")
+def _prefetch_dataset(node: KernelNode) -> Any:
+    types = _np_types(node)
+
+    def compute(ctx: Any, inp: Any, buffer_size: Any) -> dv.DatasetValue:
+        inp, n = _dataset(inp), _int(buffer_size)
+        if inp.vectorized:
+            # NOTE: batches cut from chunks cost tens of microseconds: a background thread's
+            # hand-offs (the GIL, a busy machine's scheduler) cost more than they hide.
+            return dv.Generated(node.name, node.op, types, inp.iterate, inp.chunks)
+        return dv.Generated(node.name, node.op, types,
+                            dv.prefetch_iter(inp, 2 if n < 0 else n))
+
+    return compute
 
 
 @register_kernel("CacheDataset")

@@ -14,7 +14,6 @@ Differences from TensorFlow: an error inside a function ends the iteration (the 
 from __future__ import annotations
 
 import collections
-import queue
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -76,8 +75,11 @@ def function_error(e: errors.OpError, op: str, name: str) -> errors.OpError:
 
 
 class DatasetValue:
-    """Base class: `name`/`op` of the node that made it, `dtypes` of its components, and
-    `chunks`: None, or a function `ctx -> iterator of column tuples` (`dataset_chunks`)."""
+    """Base class: `name`/`op` of the node that made it, `dtypes` of its components,
+    `chunks`: None, or a function `ctx -> iterator of column tuples` (`dataset_chunks`),
+    and `vectorized`: True when each element is cut from chunks (cheap to produce)."""
+
+    vectorized = False
 
     def __init__(self, name: str, op: str, dtypes: list[Any], chunks: Any = None):
         self.name = name
@@ -199,42 +201,55 @@ def interleave_iter(inp: DatasetValue, fn: Any, captured: list[Any], cycle: int,
 
 
 def prefetch_iter(inp: DatasetValue, size: int) -> Callable[[Any], Iterator[Element]]:
-    """The iteration of `PrefetchDataset`: a background thread fills a bounded buffer."""
+    """The iteration of `PrefetchDataset`: a background thread keeps up to `size` elements
+    ready; when none is ready the consumer produces the next one itself instead of waiting
+    for the thread (the input is advanced under one lock, so the order is kept). On a busy
+    machine this never makes `get_next` wait for a descheduled thread's whole turn."""
 
     def run(ctx: Any) -> Iterator[Element]:
-        q: queue.Queue = queue.Queue(maxsize=max(size, 1))
-        stop = threading.Event()
-
-        def put(item: Any) -> bool:
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.1)
-                    return True
-                except queue.Full:
-                    continue
-            return False
+        source = inp.iterate(ctx)
+        buf: collections.deque = collections.deque()
+        cond = threading.Condition()
+        state: dict[str, Any] = {"done": False, "stop": False, "error": None}
 
         def produce() -> None:
-            try:
-                for e in inp.iterate(ctx):
-                    if not put(("element", e)):
+            while True:
+                with cond:  # NOTE: released between elements, so the consumer gets a turn
+                    while len(buf) >= size and not state["stop"]:
+                        cond.wait()
+                    if state["stop"] or state["done"]:
                         return
-                put(("end", None))
-            except BaseException as ex:  # noqa: BLE001  (handed to the consumer)
-                put(("error", ex))
+                    try:
+                        e = next(source, None)
+                    except BaseException as ex:  # noqa: BLE001  (handed to the consumer)
+                        state["error"], state["done"] = ex, True
+                        return
+                    if e is None:
+                        state["done"] = True
+                        return
+                    buf.append(e)
 
         threading.Thread(target=produce, name="tw-prefetch", daemon=True).start()
         try:
             while True:
-                kind, value = q.get()
-                if kind == "element":
-                    yield value
-                elif kind == "end":
-                    return
-                else:
-                    raise value
+                with cond:
+                    if buf:
+                        e = buf.popleft()
+                        cond.notify_all()
+                    elif state["error"] is not None:
+                        raise state["error"]
+                    elif state["done"]:
+                        return
+                    else:
+                        e = next(source, None)
+                        if e is None:
+                            state["done"] = True
+                            return
+                yield e
         finally:
-            stop.set()
+            with cond:
+                state["stop"] = True
+                cond.notify_all()
 
     return run
 
