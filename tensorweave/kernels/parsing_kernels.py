@@ -7,6 +7,7 @@ naming the feature key, as TensorFlow does.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -314,10 +315,11 @@ class _SequenceSpec:
 
 @register_kernel("ParseSingleSequenceExample")
 def _parse_single_sequence(node: KernelNode) -> Any:
-    spec = _SequenceSpec(node, keys_from_attrs=False)
-    n_keys = spec.ncs + spec.ncd + spec.nfs + spec.nfd
+    base = _SequenceSpec(node, keys_from_attrs=False)
+    n_keys = base.ncs + base.ncd + base.nfs + base.nfd
 
     def compute(ctx: Any, serialized: Any, assumed_empty: Any, *rest: Any) -> list[Any]:
+        spec = copy.copy(base)  # NOTE: the keys are inputs: a per-call copy holds them
         spec.set_keys(_keys([np.asarray(k).item() for k in rest[:n_keys]]))
         name = _keys([np.asarray(rest[-1]).item()])[0]
         where = f"Name: {name or '<unknown>'}, "
