@@ -182,3 +182,19 @@ def test_captured_variable_monitored_session_and_meta_graph_roundtrip():
             sess.run(tf.global_variables_initializer())
             sess.run(g2.get_operation_by_name(it.initializer.name))
             assert sess.run(g2.get_tensor_by_name(nxt.name)).tolist() == [10, 11]
+
+
+def test_list_files_interleave_tf_record_datasets(tmp_path):
+    for i in range(3):
+        with tf.io.TFRecordWriter(str(tmp_path / f"part-{i}.tfr")) as w:
+            for j in range(2):
+                w.write(f"{i}{j}".encode())
+    files = tf.data.Dataset.list_files(str(tmp_path / "part-*.tfr"), shuffle=False)
+    ds = files.interleave(tf.data.TFRecordDataset, cycle_length=3, block_length=1)
+    with tf.Session() as sess:
+        got = drain(sess, ds.make_one_shot_iterator().get_next())
+    assert got == [b"00", b"10", b"20", b"01", b"11", b"21"]
+    shuffled = tf.data.Dataset.list_files(str(tmp_path / "*.tfr"), seed=4)
+    with tf.Session() as sess:
+        names = drain(sess, shuffled.make_one_shot_iterator().get_next())
+    assert sorted(names) == sorted(str(p).encode() for p in tmp_path.glob("*.tfr"))
