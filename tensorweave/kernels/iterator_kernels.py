@@ -134,7 +134,9 @@ def _iterator(x: Any) -> IteratorResource:
 def _make_iterator(node: KernelNode) -> Any:
     def compute(ctx: Any, dataset: Any, iterator: Any) -> None:
         if not isinstance(dataset, dv.DatasetValue):
-            raise errors.InvalidArgumentError(None, None, "Expected a dataset")
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected a dataset, got {type(dataset).__name__}: a dataset "
+                "cannot be sent between tasks; build it on the iterator's device")
         _iterator(iterator).reset(dataset, ctx)
 
     return compute
