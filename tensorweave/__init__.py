@@ -51,9 +51,12 @@ from tensorweave.ops.gradients_impl import (
 from tensorweave.ops.init_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
+from tensorweave.ops.parsing_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
+from tensorweave.ops.reader_ops import *  # noqa: F403
 from tensorweave.ops.state_ops import *  # noqa: F403
+from tensorweave.ops.string_io_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403
 from tensorweave.protos.config_pb2 import (
@@ -73,6 +76,9 @@ __version__ = "0.1.0"
 _LAZY_NAMESPACES = (
     "contrib", "distribute", "initializers", "layers", "losses", "nn", "summary", "train",
 )
+
+# NOTE: input pipelines (tf.data, tf.io, tf.python_io) load on first use too.
+_LAZY_NAMESPACES += ("data", "io", "python_io")
 
 
 def __getattr__(name: str):

@@ -170,3 +170,20 @@ __all__ = [
     "update_checkpoint_state",
     "write_graph",
 ]
+
+# NOTE: `tf.train.Example` and its feature protos (input pipelines, issue 13).
+from tensorweave.protos.example_pb2 import Example, SequenceExample  # noqa: E402
+from tensorweave.protos.feature_pb2 import (  # noqa: E402
+    BytesList,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+)
+
+__all__ += [
+    "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
+    "Int64List", "SequenceExample",
+]

@@ -15,7 +15,9 @@ import tensorweave.ops.constant_op  # noqa: F401
 import tensorweave.ops.control_flow_ops  # noqa: F401
 import tensorweave.ops.data_flow_accumulators  # noqa: F401
 import tensorweave.ops.data_flow_ops  # noqa: F401
+import tensorweave.ops.dataset_ops  # noqa: F401
 import tensorweave.ops.gradient_aggregation  # noqa: F401
+import tensorweave.ops.image_io_ops  # noqa: F401
 import tensorweave.ops.io_ops  # noqa: F401
 import tensorweave.ops.logging_ops  # noqa: F401
 import tensorweave.ops.math_grad_binary  # noqa: F401
@@ -23,12 +25,15 @@ import tensorweave.ops.math_grad_reduction  # noqa: F401
 import tensorweave.ops.math_grad_unary  # noqa: F401
 import tensorweave.ops.math_ops  # noqa: F401
 import tensorweave.ops.nn_grad  # noqa: F401
+import tensorweave.ops.parsing_ops  # noqa: F401
 import tensorweave.ops.partitioned_variables  # noqa: F401
 import tensorweave.ops.random_ops  # noqa: F401
+import tensorweave.ops.reader_ops  # noqa: F401
 import tensorweave.ops.resource_variable_ops  # noqa: F401
 import tensorweave.ops.sendrecv_ops  # noqa: F401
 import tensorweave.ops.staleness_ops  # noqa: F401
 import tensorweave.ops.state_ops  # noqa: F401
+import tensorweave.ops.string_io_ops  # noqa: F401
 import tensorweave.ops.summary_ops  # noqa: F401
 import tensorweave.ops.training_ops  # noqa: F401
 import tensorweave.ops.variables  # noqa: F401

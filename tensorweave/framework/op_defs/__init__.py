@@ -19,13 +19,17 @@ import tensorweave.framework.op_defs.cwise_binary  # noqa: F401
 import tensorweave.framework.op_defs.cwise_unary  # noqa: F401
 import tensorweave.framework.op_defs.data_flow  # noqa: F401
 import tensorweave.framework.op_defs.data_flow_accumulators  # noqa: F401
+import tensorweave.framework.op_defs.dataset  # noqa: F401
+import tensorweave.framework.op_defs.image  # noqa: F401
 import tensorweave.framework.op_defs.io  # noqa: F401
 import tensorweave.framework.op_defs.logging  # noqa: F401
 import tensorweave.framework.op_defs.matmul  # noqa: F401
 import tensorweave.framework.op_defs.nn  # noqa: F401
 import tensorweave.framework.op_defs.nn_conv  # noqa: F401
 import tensorweave.framework.op_defs.no_op  # noqa: F401
+import tensorweave.framework.op_defs.parsing  # noqa: F401
 import tensorweave.framework.op_defs.random  # noqa: F401
+import tensorweave.framework.op_defs.readers  # noqa: F401
 import tensorweave.framework.op_defs.reduction  # noqa: F401
 import tensorweave.framework.op_defs.resource_variable  # noqa: F401
 import tensorweave.framework.op_defs.sendrecv  # noqa: F401
