@@ -77,6 +77,7 @@ __version__ = "0.1.0"
 _LAZY_NAMESPACES = (
     "contrib", "distribute", "initializers", "layers", "losses", "nn", "summary", "train",
 )
+_LAZY_NAMESPACES += ("metrics",)
 
 
 def __getattr__(name: str):

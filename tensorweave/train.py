@@ -58,6 +58,11 @@ from tensorweave.training.learning_rate_decay import (
     piecewise_constant,
     polynomial_decay,
 )
+from tensorweave.training.learning_rate_decay_cosine import (
+    cosine_decay_restarts,
+    linear_cosine_decay,
+    noisy_linear_cosine_decay,
+)
 from tensorweave.training.momentum import MomentumOptimizer
 from tensorweave.training.monitored_session import (
     ChiefSessionCreator,
@@ -169,4 +174,13 @@ __all__ = [
     "summary_iterator",
     "update_checkpoint_state",
     "write_graph",
+]
+
+# tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
+piecewise_constant_decay = piecewise_constant
+__all__ += [
+    "cosine_decay_restarts",
+    "linear_cosine_decay",
+    "noisy_linear_cosine_decay",
+    "piecewise_constant_decay",
 ]
