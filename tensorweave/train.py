@@ -41,6 +41,7 @@ from tensorweave.training.checkpoint_management import (
 )
 from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.device_setter import replica_device_setter
+from tensorweave.training.ftrl import FtrlOptimizer
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.input import (
     batch,
@@ -74,6 +75,12 @@ from tensorweave.training.monitored_session import (
     WorkerSessionCreator,
 )
 from tensorweave.training.optimizer import Optimizer
+from tensorweave.training.proximal_optimizers import (
+    AdadeltaOptimizer,
+    AdagradDAOptimizer,
+    ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
+)
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tensorweave.training.rmsprop import RMSPropOptimizer
 from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
@@ -179,6 +186,11 @@ __all__ = [
 # tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
 piecewise_constant_decay = piecewise_constant
 __all__ += [
+    "AdadeltaOptimizer",
+    "AdagradDAOptimizer",
+    "FtrlOptimizer",
+    "ProximalAdagradOptimizer",
+    "ProximalGradientDescentOptimizer",
     "cosine_decay_restarts",
     "linear_cosine_decay",
     "noisy_linear_cosine_decay",

@@ -16,4 +16,5 @@ from tensorweave.kernels import (  # noqa: F401
     state_kernels,
     summary_kernels,
     training_kernels,
+    training_kernels_extra,
 )
