@@ -74,6 +74,7 @@ from tensorweave.training.monitored_session import (
     SingularMonitoredSession,
     WorkerSessionCreator,
 )
+from tensorweave.training.moving_averages import ExponentialMovingAverage
 from tensorweave.training.optimizer import Optimizer
 from tensorweave.training.proximal_optimizers import (
     AdadeltaOptimizer,
@@ -186,6 +187,7 @@ __all__ = [
 # tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
 piecewise_constant_decay = piecewise_constant
 __all__ += [
+    "ExponentialMovingAverage",
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
     "FtrlOptimizer",
