@@ -9,6 +9,38 @@ The logic lives in `tensorweave.ops.nn_ops`, `nn_conv_ops`, `nn_impl` and
 
 from tensorweave.ops.cwise_ops import sigmoid, tanh
 from tensorweave.ops.embedding_ops import embedding_lookup
+from tensorweave.ops.nn_conv_depthwise_ops import (
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    convolution,
+    depthwise_conv2d,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    depthwise_conv2d_native,
+    depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input,
+    max_pool_with_argmax,
+    separable_conv2d,
+)
+from tensorweave.ops.nn_conv_nd_ops import (
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    avg_pool_v2,
+    conv1d,
+    conv1d_transpose,
+    conv2d_transpose,
+    conv3d,
+    conv3d_backprop_filter,
+    conv3d_backprop_filter_v2,
+    conv3d_transpose,
+    conv_transpose,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    max_pool_v2,
+    pool,
+)
 from tensorweave.ops.nn_conv_ops import (
     avg_pool,
     conv2d,
@@ -76,4 +108,36 @@ __all__ = [
     "weighted_cross_entropy_with_logits",
     "xw_plus_b",
     "zero_fraction",
+]
+
+# tf.nn names added for issue 12 (nn/layers/losses/metrics/train helper).
+__all__ += [
+    "atrous_conv2d",
+    "atrous_conv2d_transpose",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "avg_pool_v2",
+    "conv1d",
+    "conv1d_transpose",
+    "conv2d_transpose",
+    "conv3d",
+    "conv3d_backprop_filter",
+    "conv3d_backprop_filter_v2",
+    "conv3d_transpose",
+    "conv_transpose",
+    "convolution",
+    "depthwise_conv2d",
+    "depthwise_conv2d_backprop_filter",
+    "depthwise_conv2d_backprop_input",
+    "depthwise_conv2d_native",
+    "depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_native_backprop_input",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_pool_v2",
+    "max_pool_with_argmax",
+    "pool",
+    "separable_conv2d",
 ]

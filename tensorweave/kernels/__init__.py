@@ -9,6 +9,7 @@ from tensorweave.kernels import (  # noqa: F401
     logging_kernels,
     math_kernels,
     nn_conv_kernels,
+    nn_conv_nd_kernels,
     nn_kernels,
     random_kernels,
     sendrecv_kernels,

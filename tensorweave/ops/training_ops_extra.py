@@ -19,9 +19,13 @@ from tensorweave.framework.op_defs import training_extra as _defs  # noqa: F401
 from tensorweave.ops.gradients_impl import no_gradient
 
 for _op in (
-    "ApplyAdadelta", "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyFtrlV2",
+    "ApplyAdadelta",
+    "ApplyProximalAdagrad",
+    "ApplyAdagradDA",
+    "ApplyFtrl",
+    "ApplyFtrlV2",
     "ApplyProximalGradientDescent",
-):  # fmt: skip
+):
     no_gradient(_op)
     no_gradient(f"Sparse{_op}")
 
@@ -42,9 +46,15 @@ def apply_adadelta(
     `accum_update = rho * accum_update + (1 - rho) * update**2`; `var -= lr * update`."""
     refs = {"var": var, "accum": accum, "accum_update": accum_update}
     return _apply(
-        "ApplyAdadelta", refs, name, lr=lr, rho=rho, epsilon=epsilon, grad=grad,
+        "ApplyAdadelta",
+        refs,
+        name,
+        lr=lr,
+        rho=rho,
+        epsilon=epsilon,
+        grad=grad,
         use_locking=use_locking,
-    )  # fmt: skip
+    )
 
 
 def sparse_apply_adadelta(
@@ -53,18 +63,31 @@ def sparse_apply_adadelta(
     """`apply_adadelta` on the rows `indices`."""
     refs = {"var": var, "accum": accum, "accum_update": accum_update}
     return _apply(
-        "SparseApplyAdadelta", refs, name, lr=lr, rho=rho, epsilon=epsilon, grad=grad,
-        indices=indices, use_locking=use_locking,
-    )  # fmt: skip
+        "SparseApplyAdadelta",
+        refs,
+        name,
+        lr=lr,
+        rho=rho,
+        epsilon=epsilon,
+        grad=grad,
+        indices=indices,
+        use_locking=use_locking,
+    )
 
 
 def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False, name=None) -> Any:
     """`accum += grad**2`; `prox = var - lr * grad / sqrt(accum)`; then the L1/L2 proximal
     step `sign(prox) * max(|prox| - a * l1, 0) / (1 + a * l2)` with `a = lr / sqrt(accum)`."""
     return _apply(
-        "ApplyProximalAdagrad", {"var": var, "accum": accum}, name, lr=lr, l1=l1, l2=l2,
-        grad=grad, use_locking=use_locking,
-    )  # fmt: skip
+        "ApplyProximalAdagrad",
+        {"var": var, "accum": accum},
+        name,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        grad=grad,
+        use_locking=use_locking,
+    )
 
 
 def sparse_apply_proximal_adagrad(
@@ -72,18 +95,31 @@ def sparse_apply_proximal_adagrad(
 ) -> Any:
     """`apply_proximal_adagrad` on the rows `indices`."""
     return _apply(
-        "SparseApplyProximalAdagrad", {"var": var, "accum": accum}, name, lr=lr, l1=l1, l2=l2,
-        grad=grad, indices=indices, use_locking=use_locking,
-    )  # fmt: skip
+        "SparseApplyProximalAdagrad",
+        {"var": var, "accum": accum},
+        name,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        grad=grad,
+        indices=indices,
+        use_locking=use_locking,
+    )
 
 
 def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, name=None) -> Any:
     """`prox = var - alpha * delta`; `var = sign(prox) * max(|prox| - alpha * l1, 0) /
     (1 + alpha * l2)`."""
     return _apply(
-        "ApplyProximalGradientDescent", {"var": var}, name, alpha=alpha, l1=l1, l2=l2,
-        delta=delta, use_locking=use_locking,
-    )  # fmt: skip
+        "ApplyProximalGradientDescent",
+        {"var": var},
+        name,
+        alpha=alpha,
+        l1=l1,
+        l2=l2,
+        delta=delta,
+        use_locking=use_locking,
+    )
 
 
 def sparse_apply_proximal_gradient_descent(
@@ -91,15 +127,30 @@ def sparse_apply_proximal_gradient_descent(
 ) -> Any:
     """`apply_proximal_gradient_descent` on the rows `indices`."""
     return _apply(
-        "SparseApplyProximalGradientDescent", {"var": var}, name, alpha=alpha, l1=l1, l2=l2,
-        grad=grad, indices=indices, use_locking=use_locking,
-    )  # fmt: skip
+        "SparseApplyProximalGradientDescent",
+        {"var": var},
+        name,
+        alpha=alpha,
+        l1=l1,
+        l2=l2,
+        grad=grad,
+        indices=indices,
+        use_locking=use_locking,
+    )
 
 
 def apply_adagrad_da(
-    var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step,
-    use_locking=False, name=None,
-) -> Any:  # fmt: skip
+    var,
+    gradient_accumulator,
+    gradient_squared_accumulator,
+    grad,
+    lr,
+    l1,
+    l2,
+    global_step,
+    use_locking=False,
+    name=None,
+) -> Any:
     """Adagrad dual averaging: the accumulators add `grad` and `grad**2`; then
     `var = sign(-g) * max(|g| - l1 * t, 0) * lr / (l2 * t * lr + sqrt(gg))` (`g`, `gg` the
     accumulators, `t` the int64 `global_step`)."""
@@ -109,15 +160,31 @@ def apply_adagrad_da(
         "gradient_squared_accumulator": gradient_squared_accumulator,
     }
     return _apply(
-        "ApplyAdagradDA", refs, name, grad=grad, lr=lr, l1=l1, l2=l2, global_step=global_step,
+        "ApplyAdagradDA",
+        refs,
+        name,
+        grad=grad,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        global_step=global_step,
         use_locking=use_locking,
-    )  # fmt: skip
+    )
 
 
 def sparse_apply_adagrad_da(
-    var, gradient_accumulator, gradient_squared_accumulator, grad, indices, lr, l1, l2,
-    global_step, use_locking=False, name=None,
-) -> Any:  # fmt: skip
+    var,
+    gradient_accumulator,
+    gradient_squared_accumulator,
+    grad,
+    indices,
+    lr,
+    l1,
+    l2,
+    global_step,
+    use_locking=False,
+    name=None,
+) -> Any:
     """`apply_adagrad_da` on the rows `indices`."""
     refs = {
         "var": var,
@@ -125,58 +192,138 @@ def sparse_apply_adagrad_da(
         "gradient_squared_accumulator": gradient_squared_accumulator,
     }
     return _apply(
-        "SparseApplyAdagradDA", refs, name, grad=grad, indices=indices, lr=lr, l1=l1, l2=l2,
-        global_step=global_step, use_locking=use_locking,
-    )  # fmt: skip
+        "SparseApplyAdagradDA",
+        refs,
+        name,
+        grad=grad,
+        indices=indices,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        global_step=global_step,
+        use_locking=use_locking,
+    )
 
 
 def apply_ftrl(
-    var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=False, name=None,
+    var,
+    accum,
+    linear,
+    grad,
+    lr,
+    l1,
+    l2,
+    lr_power,
+    use_locking=False,
+    name=None,
     multiply_linear_by_lr=False,
-) -> Any:  # fmt: skip
+) -> Any:
     """FTRL-Proximal (McMahan et al. 2013): `new_accum = accum + grad**2`;
     `linear += grad - (new_accum**-p - accum**-p) / lr * var`; `var = (l1 * sign(linear) -
     linear) / (new_accum**-p / lr + 2 * l2)` where `|linear| > l1`, else 0 (`p` =
     `lr_power`)."""
     return _apply(
-        "ApplyFtrl", {"var": var, "accum": accum, "linear": linear}, name, grad=grad, lr=lr,
-        l1=l1, l2=l2, lr_power=lr_power, use_locking=use_locking,
+        "ApplyFtrl",
+        {"var": var, "accum": accum, "linear": linear},
+        name,
+        grad=grad,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        lr_power=lr_power,
+        use_locking=use_locking,
         multiply_linear_by_lr=multiply_linear_by_lr,
-    )  # fmt: skip
+    )
 
 
 def sparse_apply_ftrl(
-    var, accum, linear, grad, indices, lr, l1, l2, lr_power, use_locking=False, name=None,
+    var,
+    accum,
+    linear,
+    grad,
+    indices,
+    lr,
+    l1,
+    l2,
+    lr_power,
+    use_locking=False,
+    name=None,
     multiply_linear_by_lr=False,
-) -> Any:  # fmt: skip
+) -> Any:
     """`apply_ftrl` on the rows `indices`."""
     return _apply(
-        "SparseApplyFtrl", {"var": var, "accum": accum, "linear": linear}, name, grad=grad,
-        indices=indices, lr=lr, l1=l1, l2=l2, lr_power=lr_power, use_locking=use_locking,
+        "SparseApplyFtrl",
+        {"var": var, "accum": accum, "linear": linear},
+        name,
+        grad=grad,
+        indices=indices,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        lr_power=lr_power,
+        use_locking=use_locking,
         multiply_linear_by_lr=multiply_linear_by_lr,
-    )  # fmt: skip
+    )
 
 
 def apply_ftrl_v2(
-    var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, use_locking=False,
-    name=None, multiply_linear_by_lr=False,
-) -> Any:  # fmt: skip
+    var,
+    accum,
+    linear,
+    grad,
+    lr,
+    l1,
+    l2,
+    l2_shrinkage,
+    lr_power,
+    use_locking=False,
+    name=None,
+    multiply_linear_by_lr=False,
+) -> Any:
     """`apply_ftrl` with `linear` using `grad + 2 * l2_shrinkage * var` (the accumulator
     still sums the plain `grad**2`)."""
     return _apply(
-        "ApplyFtrlV2", {"var": var, "accum": accum, "linear": linear}, name, grad=grad, lr=lr,
-        l1=l1, l2=l2, l2_shrinkage=l2_shrinkage, lr_power=lr_power, use_locking=use_locking,
+        "ApplyFtrlV2",
+        {"var": var, "accum": accum, "linear": linear},
+        name,
+        grad=grad,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        l2_shrinkage=l2_shrinkage,
+        lr_power=lr_power,
+        use_locking=use_locking,
         multiply_linear_by_lr=multiply_linear_by_lr,
-    )  # fmt: skip
+    )
 
 
 def sparse_apply_ftrl_v2(
-    var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power, use_locking=False,
-    name=None, multiply_linear_by_lr=False,
-) -> Any:  # fmt: skip
+    var,
+    accum,
+    linear,
+    grad,
+    indices,
+    lr,
+    l1,
+    l2,
+    l2_shrinkage,
+    lr_power,
+    use_locking=False,
+    name=None,
+    multiply_linear_by_lr=False,
+) -> Any:
     """`apply_ftrl_v2` on the rows `indices`."""
     return _apply(
-        "SparseApplyFtrlV2", {"var": var, "accum": accum, "linear": linear}, name, grad=grad,
-        indices=indices, lr=lr, l1=l1, l2=l2, l2_shrinkage=l2_shrinkage, lr_power=lr_power,
-        use_locking=use_locking, multiply_linear_by_lr=multiply_linear_by_lr,
-    )  # fmt: skip
+        "SparseApplyFtrlV2",
+        {"var": var, "accum": accum, "linear": linear},
+        name,
+        grad=grad,
+        indices=indices,
+        lr=lr,
+        l1=l1,
+        l2=l2,
+        l2_shrinkage=l2_shrinkage,
+        lr_power=lr_power,
+        use_locking=use_locking,
+        multiply_linear_by_lr=multiply_linear_by_lr,
+    )

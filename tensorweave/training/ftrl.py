@@ -40,10 +40,20 @@ class FtrlOptimizer(Optimizer):
       ValueError: for out-of-range hyper-parameters (TensorFlow's messages).
     """
 
-    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
-                 use_locking=False, name="Ftrl", accum_name=None, linear_name=None,
-                 l2_shrinkage_regularization_strength=0.0, beta=None):  # fmt: skip
+    def __init__(
+        self,
+        learning_rate,
+        learning_rate_power=-0.5,
+        initial_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="Ftrl",
+        accum_name=None,
+        linear_name=None,
+        l2_shrinkage_regularization_strength=0.0,
+        beta=None,
+    ):
         super().__init__(use_locking, name)
         if initial_accumulator_value < 0.0:
             raise ValueError(

@@ -31,13 +31,19 @@ def _zero_debias(unbiased: Variable, value: Tensor, one_minus_decay: Tensor) -> 
     """The delta that makes `unbiased` the bias-corrected average (Adam's correction)."""
     with vs.variable_scope(unbiased.op.name, values=[unbiased, value, one_minus_decay]):
         biased = vs.get_variable(
-            "biased", initializer=init_ops.zeros_initializer(), shape=unbiased.get_shape(),
-            dtype=unbiased.dtype.base_dtype, trainable=False,
-        )  # fmt: skip
+            "biased",
+            initializer=init_ops.zeros_initializer(),
+            shape=unbiased.get_shape(),
+            dtype=unbiased.dtype.base_dtype,
+            trainable=False,
+        )
         local_step = vs.get_variable(
-            "local_step", shape=[], dtype=unbiased.dtype.base_dtype,
-            initializer=init_ops.zeros_initializer(), trainable=False,
-        )  # fmt: skip
+            "local_step",
+            shape=[],
+            dtype=unbiased.dtype.base_dtype,
+            initializer=init_ops.zeros_initializer(),
+            trainable=False,
+        )
         update_biased = state_ops.assign_sub(biased, (biased - value) * one_minus_decay)
         update_step = state_ops.assign_add(local_step, 1)
         bias_factor = 1 - math_ops.pow(1.0 - one_minus_decay, update_step)
@@ -83,8 +89,13 @@ class ExponentialMovingAverage:
       name: the shadow variables' suffix and the update op's name scope.
     """
 
-    def __init__(self, decay: Any, num_updates: Any = None, zero_debias: bool = False,
-                 name: str = "ExponentialMovingAverage"):  # fmt: skip
+    def __init__(
+        self,
+        decay: Any,
+        num_updates: Any = None,
+        zero_debias: bool = False,
+        name: str = "ExponentialMovingAverage",
+    ):
         self._decay = decay
         self._num_updates = num_updates
         self._zero_debias = zero_debias
@@ -139,7 +150,7 @@ class ExponentialMovingAverage:
                     var,
                     decay,
                     zero_debias=self._averages[var] in self._debiased,
-                )  # fmt: skip
+                )
                 for var in var_list
             ]
             return control_flow_ops.group(*updates, name=scope)

@@ -36,8 +36,9 @@ class AdadeltaOptimizer(Optimizer):
       name: name scope and slot suffix (default "Adadelta").
     """
 
-    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False,
-                 name="Adadelta"):  # fmt: skip
+    def __init__(
+        self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"
+    ):
         super().__init__(use_locking, name)
         self._lr, self._rho, self._epsilon = learning_rate, rho, epsilon
         self._tensors: tuple[Any, ...] = ()
@@ -95,13 +96,21 @@ class ProximalGradientDescentOptimizer(_Proximal):
       name: name scope (default "ProximalGradientDescent").
     """
 
-    def __init__(self, learning_rate, l1_regularization_strength=0.0,
-                 l2_regularization_strength=0.0, use_locking=False,
-                 name="ProximalGradientDescent"):  # fmt: skip
+    def __init__(
+        self,
+        learning_rate,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="ProximalGradientDescent",
+    ):
         super().__init__(
-            learning_rate, l1_regularization_strength, l2_regularization_strength, use_locking,
+            learning_rate,
+            l1_regularization_strength,
+            l2_regularization_strength,
+            use_locking,
             name,
-        )  # fmt: skip
+        )
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         return ops.apply_proximal_gradient_descent(
@@ -126,17 +135,26 @@ class ProximalAdagradOptimizer(_Proximal):
       name: name scope and slot suffix (default "ProximalAdagrad").
     """
 
-    def __init__(self, learning_rate, initial_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
-                 use_locking=False, name="ProximalAdagrad"):  # fmt: skip
+    def __init__(
+        self,
+        learning_rate,
+        initial_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="ProximalAdagrad",
+    ):
         if initial_accumulator_value <= 0.0:
             raise ValueError(
                 f"initial_accumulator_value must be positive: {initial_accumulator_value}"
             )
         super().__init__(
-            learning_rate, l1_regularization_strength, l2_regularization_strength, use_locking,
+            learning_rate,
+            l1_regularization_strength,
+            l2_regularization_strength,
+            use_locking,
             name,
-        )  # fmt: skip
+        )
         self._initial = initial_accumulator_value
 
     def _create_slots(self, var_list: list[Any]) -> None:
@@ -152,9 +170,13 @@ class ProximalAdagradOptimizer(_Proximal):
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         acc = self.get_slot(var, "accumulator")
         return ops.sparse_apply_proximal_adagrad(
-            var, acc, *self._scalars(var), grad.values, grad.indices,
+            var,
+            acc,
+            *self._scalars(var),
+            grad.values,
+            grad.indices,
             use_locking=self._use_locking,
-        ).op  # fmt: skip
+        ).op
 
 
 class AdagradDAOptimizer(_Proximal):
@@ -176,18 +198,28 @@ class AdagradDAOptimizer(_Proximal):
       ValueError: for a non-positive initial value.
     """
 
-    def __init__(self, learning_rate, global_step, initial_gradient_squared_accumulator_value=0.1,
-                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
-                 use_locking=False, name="AdagradDA"):  # fmt: skip
+    def __init__(
+        self,
+        learning_rate,
+        global_step,
+        initial_gradient_squared_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="AdagradDA",
+    ):
         if initial_gradient_squared_accumulator_value <= 0.0:
             raise ValueError(
                 "initial_gradient_squared_accumulator_value must be positive: "
                 f"{initial_gradient_squared_accumulator_value}"
             )
         super().__init__(
-            learning_rate, l1_regularization_strength, l2_regularization_strength, use_locking,
+            learning_rate,
+            l1_regularization_strength,
+            l2_regularization_strength,
+            use_locking,
             name,
-        )  # fmt: skip
+        )
         self._initial = initial_gradient_squared_accumulator_value
         self._global_step = global_step
         self._global_step_on_worker: Any = None
@@ -206,8 +238,10 @@ class AdagradDAOptimizer(_Proximal):
             _constant_slot(self, v, self._initial, "gradient_squared_accumulator")
 
     def _da_args(self, var: Any) -> tuple[list[Any], Any]:
-        slots = [self.get_slot(var, "gradient_accumulator"),
-                 self.get_slot(var, "gradient_squared_accumulator")]  # fmt: skip
+        slots = [
+            self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"),
+        ]
         return [var, *slots], self._global_step_on_worker
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
@@ -219,9 +253,13 @@ class AdagradDAOptimizer(_Proximal):
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         refs, step = self._da_args(var)
         return ops.sparse_apply_adagrad_da(
-            *refs, grad.values, grad.indices, *self._scalars(var), step,
+            *refs,
+            grad.values,
+            grad.indices,
+            *self._scalars(var),
+            step,
             use_locking=self._use_locking,
-        ).op  # fmt: skip
+        ).op
 
 
 __all__ = [

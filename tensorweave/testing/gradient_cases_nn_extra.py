@@ -1,0 +1,129 @@
+"""Gradient-check cases of the 3-D convolution/pooling, depthwise convolution and
+`MaxPoolWithArgmax` ops (and of the nn ops added with them). `MaxPool3D` has no float64
+kernel (as TensorFlow), so its case runs in float32 between casts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.framework import dtypes
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops import math_ops
+from tensorweave.ops import nn_conv_depthwise_ops as dw
+from tensorweave.ops import nn_conv_nd_ops as nd
+from tensorweave.testing.gradient_case import GradientCase
+
+
+def _conv3d(strides: Any, padding: str, dilations: Any = 1) -> Any:
+    return lambda x, f: nd.conv3d(x, f, strides, padding, dilations=dilations)
+
+
+def _dw(strides: Any, padding: str, rate: Any = None) -> Any:
+    return lambda x, f: dw.depthwise_conv2d(x, f, strides, padding, rate=rate)
+
+
+def _float32(fn: Any) -> Any:
+    def build(x: Any) -> Any:
+        return math_ops.cast(fn(math_ops.cast(x, dtypes.float32)), dtypes.float64)
+
+    return build
+
+
+CONV_ND_CASES: list[GradientCase] = [
+    GradientCase("Conv3D", _conv3d(1, "SAME"), ((1, 3, 3, 2, 2), (2, 2, 2, 2, 2)), "same"),
+    GradientCase(
+        "Conv3D", _conv3d([1, 2, 1], "VALID"), ((1, 4, 3, 3, 1), (2, 2, 2, 1, 2)), "valid_s2"
+    ),
+    GradientCase(
+        "Conv3D", _conv3d(1, "SAME", [2, 1, 1]), ((1, 4, 2, 2, 1), (2, 1, 2, 1, 2)), "dilated"
+    ),
+    GradientCase(
+        "Conv3DBackpropInputV2",
+        lambda f, dy: nd.conv3d_backprop_input_v2([1, 3, 4, 2, 2], f, dy, [1, 1, 2, 1, 1], "SAME"),
+        ((2, 2, 2, 2, 3), (1, 3, 2, 2, 3)),
+        "same_s2",
+    ),
+    GradientCase(
+        "Conv3DBackpropFilterV2",
+        lambda x, dy: nd.conv3d_backprop_filter_v2(x, [2, 2, 1, 2, 2], dy, 1, "VALID"),
+        ((1, 3, 3, 2, 2), (1, 2, 2, 2, 2)),
+        "valid",
+    ),
+    GradientCase(
+        "DepthwiseConv2dNative", _dw([1, 1, 1, 1], "SAME"), ((1, 4, 3, 2), (2, 2, 2, 2)), "same"
+    ),
+    GradientCase(
+        "DepthwiseConv2dNative",
+        _dw([1, 2, 2, 1], "VALID"),
+        ((2, 5, 4, 2), (3, 2, 2, 1)),
+        "valid_s2",
+    ),
+    GradientCase(
+        "DepthwiseConv2dNative",
+        _dw([1, 1, 1, 1], "SAME", [2, 2]),
+        ((1, 5, 4, 1), (2, 2, 1, 3)),
+        "rate2",
+    ),
+    GradientCase(
+        "DepthwiseConv2dNativeBackpropInput",
+        lambda f, dy: dw.depthwise_conv2d_native_backprop_input(
+            [1, 4, 4, 2], f, dy, [1, 2, 2, 1], "SAME"
+        ),
+        ((3, 3, 2, 2), (1, 2, 2, 4)),
+        "same_s2",
+    ),
+    GradientCase(
+        "DepthwiseConv2dNativeBackpropFilter",
+        lambda x, dy: dw.depthwise_conv2d_native_backprop_filter(
+            x, [2, 2, 2, 1], dy, [1, 1, 1, 1], "VALID"
+        ),
+        ((1, 3, 3, 2), (1, 2, 2, 2)),
+        "valid",
+    ),
+]
+
+POOL_ND_CASES: list[GradientCase] = [
+    GradientCase(
+        "MaxPool3D",
+        _float32(lambda x: nd.max_pool3d(x, 2, 2, "VALID")),
+        ((1, 4, 4, 2, 2),),
+        "2x2x2",
+    ),
+    GradientCase(
+        "MaxPool3D",
+        _float32(lambda x: nd.max_pool3d(x, [2, 3, 1], 1, "SAME")),
+        ((1, 3, 3, 2, 1),),
+        "same_s1",
+    ),
+    GradientCase(
+        "AvgPool3D", lambda x: nd.avg_pool3d(x, 2, 2, "VALID"), ((1, 4, 4, 2, 2),), "2x2x2"
+    ),
+    GradientCase(
+        "AvgPool3D", lambda x: nd.avg_pool3d(x, [3, 2, 2], 1, "SAME"), ((2, 3, 3, 2, 1),), "same_s1"
+    ),
+    GradientCase(
+        "AvgPool3DGrad",
+        lambda g: apply_op(
+            "AvgPool3DGrad",
+            orig_input_shape=[1, 3, 4, 2, 1],
+            grad=g,
+            ksize=[1, 2, 2, 2, 1],
+            strides=[1, 1, 2, 1, 1],
+            padding="SAME",
+        ),
+        ((1, 3, 2, 2, 1),),
+        "same",
+    ),
+    GradientCase(
+        "MaxPoolWithArgmax",
+        lambda x: dw.max_pool_with_argmax(x, 2, 2, "VALID")[0],
+        ((2, 4, 4, 2),),
+        "2x2",
+    ),
+    GradientCase(
+        "MaxPoolWithArgmax",
+        lambda x: dw.max_pool_with_argmax(x, 3, 2, "SAME")[0],
+        ((1, 5, 4, 1),),
+        "same",
+    ),
+]
