@@ -7,6 +7,14 @@ The logic lives in `tensorweave.ops.nn_ops`, `nn_conv_ops`, `nn_impl` and
 `nn_conv_kernels`.
 """
 
+from tensorweave.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tensorweave.ops.cwise_ops import sigmoid, tanh
 from tensorweave.ops.embedding_ops import embedding_lookup
 from tensorweave.ops.nn_conv_depthwise_ops import (
@@ -61,6 +69,27 @@ from tensorweave.ops.nn_impl import (
     xw_plus_b,
     zero_fraction,
 )
+from tensorweave.ops.nn_impl_extra import (
+    approx_max_k,
+    approx_min_k,
+    compute_average_loss,
+    crelu,
+    log_poisson_loss,
+    scale_regularization_loss,
+    selu,
+    silu,
+    swish,
+)
+from tensorweave.ops.nn_norm_ops import (
+    batch_norm_with_global_normalization,
+    batch_normalization,
+    fused_batch_norm,
+    local_response_normalization,
+    lrn,
+    normalize_moments,
+    sufficient_statistics,
+    weighted_moments,
+)
 from tensorweave.ops.nn_ops import (
     bias_add,
     elu,
@@ -75,6 +104,7 @@ from tensorweave.ops.nn_ops import (
     softsign,
     top_k,
 )
+from tensorweave.ops.nn_sampled_losses import nce_loss, sampled_softmax_loss
 
 __all__ = [
     "avg_pool",
@@ -140,4 +170,29 @@ __all__ += [
     "max_pool_with_argmax",
     "pool",
     "separable_conv2d",
+    "all_candidate_sampler",
+    "approx_max_k",
+    "approx_min_k",
+    "batch_norm_with_global_normalization",
+    "batch_normalization",
+    "compute_accidental_hits",
+    "compute_average_loss",
+    "crelu",
+    "fixed_unigram_candidate_sampler",
+    "fused_batch_norm",
+    "learned_unigram_candidate_sampler",
+    "local_response_normalization",
+    "log_poisson_loss",
+    "log_uniform_candidate_sampler",
+    "lrn",
+    "nce_loss",
+    "normalize_moments",
+    "sampled_softmax_loss",
+    "scale_regularization_loss",
+    "selu",
+    "silu",
+    "sufficient_statistics",
+    "swish",
+    "uniform_candidate_sampler",
+    "weighted_moments",
 ]

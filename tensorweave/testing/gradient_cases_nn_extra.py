@@ -8,7 +8,7 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import math_ops
+from tensorweave.ops import math_ops, nn_impl_extra, nn_norm_ops
 from tensorweave.ops import nn_conv_depthwise_ops as dw
 from tensorweave.ops import nn_conv_nd_ops as nd
 from tensorweave.testing.gradient_case import GradientCase
@@ -126,4 +126,32 @@ POOL_ND_CASES: list[GradientCase] = [
         ((1, 5, 4, 1),),
         "same",
     ),
+]
+
+
+def _fused(training: bool, data_format: str = "NHWC") -> Any:
+    def build(x: Any, scale: Any, offset: Any) -> Any:
+        mean = variance = None
+        if not training:
+            mean = math_ops.cast([0.1, -0.2], dtypes.float64)
+            variance = math_ops.cast([0.5, 1.5], dtypes.float64)
+        return nn_norm_ops.fused_batch_norm(
+            x, scale, offset, mean, variance, data_format=data_format, is_training=training
+        )[0]
+
+    return build
+
+
+NORM_CASES: list[GradientCase] = [
+    GradientCase("FusedBatchNormV3", _fused(True), ((2, 3, 2, 2), (2,), (2,)), "training"),
+    GradientCase("FusedBatchNormV3", _fused(False), ((2, 2, 3, 2), (2,), (2,)), "inference"),
+    GradientCase("FusedBatchNormV3", _fused(True, "NCHW"), ((2, 2, 3, 2), (2,), (2,)), "nchw"),
+    GradientCase(
+        "LRN",
+        _float32(lambda x: nn_norm_ops.lrn(x, depth_radius=1, bias=1.5, alpha=0.4, beta=0.75)),
+        ((1, 2, 2, 4),),
+        "r1",
+    ),
+    GradientCase("LRN", _float32(nn_norm_ops.lrn), ((1, 2, 1, 3),), "default", (0.5, 1.0)),
+    GradientCase("Selu", nn_impl_extra.selu, ((2, 3),), "matrix", (-2.0, 2.0)),
 ]

@@ -8,7 +8,8 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
-from tensorweave.framework.op_defs import (
-    nn_conv_nd,  # noqa: F401
-    training_extra,  # noqa: F401
+from tensorweave.framework.op_defs import (  # noqa: F401
+    nn_conv_nd,
+    nn_extra,
+    training_extra,
 )
