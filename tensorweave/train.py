@@ -51,6 +51,14 @@ from tensorweave.training.input import (
     slice_input_producer,
     string_input_producer,
 )
+from tensorweave.training.input_join import (
+    batch_join,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
+    shuffle_batch_join,
+)
 from tensorweave.training.learning_rate_decay import (
     cosine_decay,
     exponential_decay,
@@ -187,6 +195,12 @@ __all__ = [
 # tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
 piecewise_constant_decay = piecewise_constant
 __all__ += [
+    "batch_join",
+    "maybe_batch",
+    "maybe_batch_join",
+    "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join",
+    "shuffle_batch_join",
     "ExponentialMovingAverage",
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
