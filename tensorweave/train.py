@@ -39,6 +39,12 @@ from tensorweave.training.checkpoint_management import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from tensorweave.training.checkpoint_utils import (
+    VocabInfo,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    warm_start,
+)
 from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.device_setter import replica_device_setter
 from tensorweave.training.ftrl import FtrlOptimizer
@@ -195,6 +201,10 @@ __all__ = [
 # tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
 piecewise_constant_decay = piecewise_constant
 __all__ += [
+    "VocabInfo",
+    "checkpoints_iterator",
+    "init_from_checkpoint",
+    "warm_start",
     "batch_join",
     "maybe_batch",
     "maybe_batch_join",
