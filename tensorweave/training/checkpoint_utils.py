@@ -170,6 +170,11 @@ class VocabInfo(
         backup_initializer=None,
         axis=0,
     ):
+        """Validates `axis`.
+
+        Raises:
+          ValueError: for an axis other than 0 or 1.
+        """
         if axis not in (0, 1):
             raise ValueError(
                 f"The only supported values for the axis argument are 0 and 1.  "
