@@ -39,6 +39,11 @@ from tensorweave.training.checkpoint_management import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from tensorweave.training.checkpoint_object import (
+    Checkpoint,
+    CheckpointManager,
+    CheckpointOptions,
+)
 from tensorweave.training.checkpoint_utils import (
     VocabInfo,
     checkpoints_iterator,
@@ -90,6 +95,7 @@ from tensorweave.training.monitored_session import (
 )
 from tensorweave.training.moving_averages import ExponentialMovingAverage
 from tensorweave.training.optimizer import Optimizer
+from tensorweave.training.profiler_hook import ProfilerHook
 from tensorweave.training.proximal_optimizers import (
     AdadeltaOptimizer,
     AdagradDAOptimizer,
@@ -99,6 +105,12 @@ from tensorweave.training.proximal_optimizers import (
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tensorweave.training.rmsprop import RMSPropOptimizer
 from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
+from tensorweave.training.sdca import (
+    do_quantize_training_on_graphdef,
+    sdca_fprint,
+    sdca_optimizer,
+    sdca_shrink_l1,
+)
 from tensorweave.training.session_manager import SessionManager
 from tensorweave.training.session_run_hook import (
     SessionRunArgs,
@@ -201,6 +213,14 @@ __all__ = [
 # tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
 piecewise_constant_decay = piecewise_constant
 __all__ += [
+    "Checkpoint",
+    "CheckpointManager",
+    "CheckpointOptions",
+    "ProfilerHook",
+    "do_quantize_training_on_graphdef",
+    "sdca_fprint",
+    "sdca_optimizer",
+    "sdca_shrink_l1",
     "VocabInfo",
     "checkpoints_iterator",
     "init_from_checkpoint",

@@ -133,3 +133,17 @@ register_kernel("ApplyFtrlV2")(_kernel(_FTRL, ("grad", *_FTRL_V2_SCALARS), _ftrl
 register_kernel("SparseApplyFtrlV2")(
     _kernel(_FTRL, ("grad", "indices", *_FTRL_V2_SCALARS), _ftrl_v2_rule)
 )
+
+
+@register_kernel("SdcaShrinkL1")
+def _sdca_shrink_l1(node: KernelNode) -> Any:
+    shrinkage = float(node.attrs["l1"]) / float(node.attrs["l2"])
+
+    def shrink(w: Any) -> Any:
+        return (np.sign(w) * np.maximum(np.abs(w) - shrinkage, 0)).astype(w.dtype)
+
+    def compute(ctx: Any, *weights: Any) -> None:
+        for var in weights:
+            ctx.update(var, shrink)
+
+    return compute

@@ -327,3 +327,12 @@ def sparse_apply_ftrl_v2(
         use_locking=use_locking,
         multiply_linear_by_lr=multiply_linear_by_lr,
     )
+
+
+def sdca_shrink_l1(weights: Any, l1: float, l2: float, name: str | None = None) -> Any:
+    """`w = sign(w) * max(|w| - l1 / l2, 0)` in place on each float32 variable of `weights`.
+
+    Follows `tf.train.sdca_shrink_l1` (the `SdcaShrinkL1` op); returns the op.
+    """
+    refs = [_ref(w) for w in weights]
+    return apply_op("SdcaShrinkL1", weights=refs, l1=l1, l2=l2, name=name)

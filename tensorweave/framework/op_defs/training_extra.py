@@ -94,3 +94,9 @@ for _prefix in ("", "Sparse"):
     )
 _register("ApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2"], [], grad="delta")
 _register("SparseApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2"], [])
+
+register_op(
+    "SdcaShrinkL1",
+    inputs=["weights: Ref(num_features * float)"],
+    attrs=["num_features: int >= 0", "l1: float", "l2: float"],
+)
