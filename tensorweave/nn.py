@@ -80,6 +80,17 @@ from tensorweave.ops.nn_impl_extra import (
     silu,
     swish,
 )
+from tensorweave.ops.nn_misc_ops import (
+    collapse_repeated,
+    ctc_loss,
+    ctc_loss_v2,
+    depth_to_space,
+    dilation2d,
+    erosion2d,
+    space_to_batch,
+    space_to_depth,
+    with_space_to_batch,
+)
 from tensorweave.ops.nn_norm_ops import (
     batch_norm_with_global_normalization,
     batch_normalization,
@@ -195,4 +206,13 @@ __all__ += [
     "swish",
     "uniform_candidate_sampler",
     "weighted_moments",
+    "collapse_repeated",
+    "ctc_loss",
+    "ctc_loss_v2",
+    "depth_to_space",
+    "dilation2d",
+    "erosion2d",
+    "space_to_batch",
+    "space_to_depth",
+    "with_space_to_batch",
 ]

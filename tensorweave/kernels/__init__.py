@@ -12,6 +12,7 @@ from tensorweave.kernels import (  # noqa: F401
     nn_conv_nd_kernels,
     nn_extra_kernels,
     nn_kernels,
+    nn_misc_kernels,
     random_kernels,
     sendrecv_kernels,
     staleness_kernels,

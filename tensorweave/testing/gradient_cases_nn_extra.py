@@ -8,7 +8,7 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import math_ops, nn_impl_extra, nn_norm_ops
+from tensorweave.ops import math_ops, nn_impl_extra, nn_misc_ops, nn_norm_ops
 from tensorweave.ops import nn_conv_depthwise_ops as dw
 from tensorweave.ops import nn_conv_nd_ops as nd
 from tensorweave.testing.gradient_case import GradientCase
@@ -154,4 +154,38 @@ NORM_CASES: list[GradientCase] = [
     ),
     GradientCase("LRN", _float32(nn_norm_ops.lrn), ((1, 2, 1, 3),), "default", (0.5, 1.0)),
     GradientCase("Selu", nn_impl_extra.selu, ((2, 3),), "matrix", (-2.0, 2.0)),
+]
+
+
+def _ctc(x: Any) -> Any:
+    labels = math_ops.cast([[1, 2], [3, 0]], dtypes.int32)
+    return nn_misc_ops.ctc_loss_v2(labels, x, [2, 1], [4, 3], blank_index=-1)
+
+
+MISC_CASES: list[GradientCase] = [
+    GradientCase("DepthToSpace", lambda x: nn_misc_ops.depth_to_space(x, 2), ((1, 2, 2, 8),)),
+    GradientCase("SpaceToDepth", lambda x: nn_misc_ops.space_to_depth(x, 2), ((1, 4, 2, 2),)),
+    GradientCase(
+        "SpaceToBatchND",
+        lambda x: nn_misc_ops.space_to_batch_nd(x, [2, 1], [[1, 1], [0, 1]]),
+        ((1, 4, 3, 2),),
+    ),
+    GradientCase(
+        "BatchToSpaceND",
+        lambda x: nn_misc_ops.batch_to_space_nd(x, [2, 2], [[0, 1], [1, 0]]),
+        ((4, 2, 3, 1),),
+    ),
+    GradientCase(
+        "Dilation2D",
+        lambda x, f: nn_misc_ops.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+        ((1, 3, 4, 2), (2, 2, 2)),
+        "same",
+    ),
+    GradientCase(
+        "Dilation2D",
+        lambda x, f: nn_misc_ops.dilation2d(x, f, [1, 2, 1, 1], [1, 1, 2, 1], "VALID"),
+        ((2, 5, 5, 1), (2, 2, 1)),
+        "strided",
+    ),
+    GradientCase("CTCLoss", _ctc, ((4, 2, 5),), "dense_labels"),
 ]

@@ -11,5 +11,6 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 from tensorweave.framework.op_defs import (  # noqa: F401
     nn_conv_nd,
     nn_extra,
+    nn_misc,
     training_extra,
 )
