@@ -87,6 +87,8 @@ from tensorweave.ops.nn_misc_ops import (
     depth_to_space,
     dilation2d,
     erosion2d,
+    fractional_avg_pool,
+    fractional_max_pool,
     space_to_batch,
     space_to_depth,
     with_space_to_batch,
@@ -215,4 +217,6 @@ __all__ += [
     "space_to_batch",
     "space_to_depth",
     "with_space_to_batch",
+    "fractional_avg_pool",
+    "fractional_max_pool",
 ]

@@ -11,6 +11,7 @@ from tensorweave.kernels import (  # noqa: F401
     nn_conv_kernels,
     nn_conv_nd_kernels,
     nn_extra_kernels,
+    nn_fractional_kernels,
     nn_kernels,
     nn_misc_kernels,
     random_kernels,

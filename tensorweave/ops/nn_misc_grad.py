@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array_ops
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 
 no_gradient("Dilation2DBackpropInput")
 no_gradient("Dilation2DBackpropFilter")
+no_gradient("FractionalMaxPoolGrad")
+no_gradient("FractionalAvgPoolGrad")
 
 
 def _s(op: Any, name: str) -> Any:
@@ -78,3 +81,28 @@ def _ctc_loss_grad(op: Any, grad_loss: Any, _: Any) -> tuple[Any, None, None, No
     gradient = array_ops.stop_gradient(op.outputs[1])
     scale = array_ops.expand_dims(array_ops.expand_dims(grad_loss, 0), -1)
     return scale * gradient, None, None, None
+
+
+@RegisterGradient("FractionalMaxPool")
+def _fractional_max_pool_grad(op: Any, grad: Any, *unused: Any) -> Any:
+    return apply_op(
+        "FractionalMaxPoolGrad",
+        orig_input=op.inputs[0],
+        orig_output=op.outputs[0],
+        out_backprop=grad,
+        row_pooling_sequence=op.outputs[1],
+        col_pooling_sequence=op.outputs[2],
+        overlapping=op.get_attr("overlapping"),
+    )
+
+
+@RegisterGradient("FractionalAvgPool")
+def _fractional_avg_pool_grad(op: Any, grad: Any, *unused: Any) -> Any:
+    return apply_op(
+        "FractionalAvgPoolGrad",
+        orig_input_tensor_shape=array_ops.shape(op.inputs[0], out_type=dtypes.int64),
+        out_backprop=grad,
+        row_pooling_sequence=op.outputs[1],
+        col_pooling_sequence=op.outputs[2],
+        overlapping=op.get_attr("overlapping"),
+    )

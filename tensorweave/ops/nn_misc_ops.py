@@ -344,6 +344,88 @@ def ctc_loss_v2(
         return ctc_loss(sparse, logits, logit_length)
 
 
+def _fractional(
+    op_type: str, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2, name
+) -> tuple[Tensor, Tensor, Tensor]:
+    ratio = [float(r) for r in pooling_ratio]
+    out = apply_op(
+        op_type,
+        value=value,
+        pooling_ratio=ratio,
+        pseudo_random=pseudo_random,
+        overlapping=overlapping,
+        deterministic=deterministic,
+        seed=seed,
+        seed2=seed2,
+        name=name,
+    )
+    return out[0], out[1], out[2]
+
+
+def fractional_max_pool(
+    value,
+    pooling_ratio,
+    pseudo_random=False,
+    overlapping=False,
+    deterministic=False,
+    seed=0,
+    seed2=0,
+    name=None,
+):
+    """Fractional max pooling (Graham 2014; follows `tf.nn.fractional_max_pool`).
+
+    Args:
+      value: `T [batch, height, width, channels]` (float, double, int32, int64).
+      pooling_ratio: 4 floats `[1.0, rows, cols, 1.0]`, each >= 1.
+      pseudo_random: pseudo-random instead of random pooling sequences.
+      overlapping: cells also include the next boundary row/column.
+      deterministic: seed the sequences with (seed, seed2).
+      seed: int.
+      seed2: int.
+      name: op name.
+
+    Returns:
+      `(output [batch, floor(h / r), floor(w / r), channels], row_pooling_sequence int64,
+      col_pooling_sequence int64)`.
+    """
+    return _fractional(
+        "FractionalMaxPool",
+        value,
+        pooling_ratio,
+        pseudo_random,
+        overlapping,
+        deterministic,
+        seed,
+        seed2,
+        name,
+    )
+
+
+def fractional_avg_pool(
+    value,
+    pooling_ratio,
+    pseudo_random=False,
+    overlapping=False,
+    deterministic=False,
+    seed=0,
+    seed2=0,
+    name=None,
+):
+    """Fractional average pooling (follows `tf.nn.fractional_avg_pool`); arguments and
+    results as `fractional_max_pool`."""
+    return _fractional(
+        "FractionalAvgPool",
+        value,
+        pooling_ratio,
+        pseudo_random,
+        overlapping,
+        deterministic,
+        seed,
+        seed2,
+        name,
+    )
+
+
 __all__ = [
     "collapse_repeated",
     "ctc_loss",
@@ -351,6 +433,8 @@ __all__ = [
     "depth_to_space",
     "dilation2d",
     "erosion2d",
+    "fractional_avg_pool",
+    "fractional_max_pool",
     "space_to_batch",
     "space_to_depth",
     "with_space_to_batch",

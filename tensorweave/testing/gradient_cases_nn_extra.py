@@ -189,3 +189,22 @@ MISC_CASES: list[GradientCase] = [
     ),
     GradientCase("CTCLoss", _ctc, ((4, 2, 5),), "dense_labels"),
 ]
+
+FRACTIONAL_CASES: list[GradientCase] = [
+    GradientCase(
+        "FractionalMaxPool",
+        lambda x: nn_misc_ops.fractional_max_pool(
+            x, [1.0, 1.5, 2.0, 1.0], overlapping=True, deterministic=True, seed=1, seed2=2
+        )[0],
+        ((1, 5, 6, 2),),
+        "overlapping",
+    ),
+    GradientCase(
+        "FractionalAvgPool",
+        lambda x: nn_misc_ops.fractional_avg_pool(
+            x, [1.0, 1.5, 1.5, 1.0], pseudo_random=True, deterministic=True, seed=1, seed2=2
+        )[0],
+        ((2, 4, 5, 1),),
+        "pseudo",
+    ),
+]

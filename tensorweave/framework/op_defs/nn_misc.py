@@ -188,3 +188,58 @@ register_op(
     ],
     shape_fn=_ctc_shape,
 )
+
+
+def _fractional_shape(op: Any) -> list[TensorShape]:
+    x = with_rank(op, op.inputs[0].shape, 4).as_list()
+    ratio = list(op.get_attr("pooling_ratio"))
+    if len(ratio) != 4 or ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise op_error(op, "pooling_ratio must be 4 values with 1.0 for batch and channels")
+    out = [None if d is None else int(d / r) for d, r in zip(x, ratio)]
+    rows = None if out[1] is None else out[1] + 1
+    cols = None if out[2] is None else out[2] + 1
+    return [TensorShape(out), TensorShape([rows]), TensorShape([cols])]
+
+
+_FRACTIONAL_ATTRS = [
+    "pooling_ratio: list(float) >= 4",
+    "pseudo_random: bool = false",
+    "overlapping: bool = false",
+    "deterministic: bool = false",
+    "seed: int = 0",
+    "seed2: int = 0",
+    "T: {float, double, int32, int64}",
+]
+for _name in ("FractionalMaxPool", "FractionalAvgPool"):
+    register_op(
+        _name,
+        inputs=["value: T"],
+        outputs=["output: T", "row_pooling_sequence: int64", "col_pooling_sequence: int64"],
+        attrs=_FRACTIONAL_ATTRS,
+        shape_fn=_fractional_shape,
+    )
+register_op(
+    "FractionalMaxPoolGrad",
+    inputs=[
+        "orig_input: T",
+        "orig_output: T",
+        "out_backprop: T",
+        "row_pooling_sequence: int64",
+        "col_pooling_sequence: int64",
+    ],
+    outputs=["output: T"],
+    attrs=["overlapping: bool = false", "T: {float, double, int32, int64}"],
+    shape_fn=lambda op: [with_rank(op, op.inputs[0].shape, 4)],
+)
+register_op(
+    "FractionalAvgPoolGrad",
+    inputs=[
+        "orig_input_tensor_shape: int64",
+        "out_backprop: T",
+        "row_pooling_sequence: int64",
+        "col_pooling_sequence: int64",
+    ],
+    outputs=["output: T"],
+    attrs=["overlapping: bool = false", "T: {float, double, int32, int64}"],
+    shape_fn=lambda op: [TensorShape([None] * 4)],
+)

@@ -179,3 +179,30 @@ def test_ctc_errors():
             with pytest.raises(errors.InvalidArgumentError, match="Not enough time"):
                 s.run(too_long)
             assert s.run(ignored)[0] == 0.0
+
+
+@pytest.mark.parametrize("pseudo,overlapping", [(False, False), (True, True), (True, False)])
+def test_fractional_pools_pool_their_sequences(pseudo, overlapping):
+    x = RNG.randn(2, 7, 9, 2)
+    with tf.Graph().as_default():
+        mx, rows, cols = tf.nn.fractional_max_pool(
+            x, [1.0, 1.5, 2.0, 1.0], pseudo, overlapping, deterministic=True, seed=1, seed2=2
+        )
+        av, rows2, cols2 = tf.nn.fractional_avg_pool(x, [1.0, 1.5, 2.0, 1.0], pseudo, overlapping)
+        assert mx.shape.as_list() == [2, 4, 4, 2] and rows.shape.as_list() == [5]
+        with tf.Session() as s:
+            m, r, c, a, r2, c2 = s.run([mx, rows, cols, av, rows2, cols2])
+            again = s.run(rows)
+    np.testing.assert_array_equal(again, r)  # deterministic regions
+    extra = 1 if overlapping else 0
+    for seq, n in ((r, 7), (c, 9), (r2, 7), (c2, 9)):
+        assert seq[0] == 0 and seq[-1] == n and np.all(np.diff(seq) >= 1)
+    for i, j in itertools.product(range(4), range(4)):
+        cell = x[:, r[i] : r[i + 1] + extra, c[j] : c[j + 1] + extra]
+        np.testing.assert_array_equal(m[:, i, j], cell.max((1, 2)))
+        cell = x[:, r2[i] : r2[i + 1] + extra, c2[j] : c2[j + 1] + extra]
+        np.testing.assert_allclose(a[:, i, j], cell.mean((1, 2)), rtol=1e-12)
+    with tf.Graph().as_default():
+        bad = tf.nn.fractional_max_pool(x, [1.0, 1.5, 2.0, 1.0], seed=3)[0]
+        with tf.Session() as s, pytest.raises(errors.InvalidArgumentError, match="seed"):
+            s.run(bad)
