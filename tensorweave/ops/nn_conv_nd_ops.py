@@ -246,8 +246,11 @@ def conv1d_transpose(
     with graph_mod.name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as scope:
         axis = _spatial_axis(data_format)
         fmt = "NHWC" if axis == 1 else "NCHW"
-        shape = convert_to_tensor(output_shape, name="output_shape")
-        shape = array_ops.concat([shape[:axis], [1], shape[axis:]], 0)
+        if isinstance(output_shape, list | tuple):
+            shape: Any = [*output_shape[:axis], 1, *output_shape[axis:]]
+        else:
+            shape = convert_to_tensor(output_shape, name="output_shape")
+            shape = array_ops.concat([shape[:axis], [1], shape[axis:]], 0)
         result = nn_conv_ops.conv2d_backprop_input(
             shape,
             array_ops.expand_dims(filters, 0),

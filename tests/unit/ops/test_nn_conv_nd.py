@@ -257,3 +257,40 @@ def test_kernel_errors():
             s.run(y, {x: np.ones((1, 3, 3, 3, 3))})
         with pytest.raises(ValueError, match="Negative dimension size"):
             tf.nn.avg_pool3d(np.ones((1, 2, 2, 2, 1)), 3, 1, "VALID")
+
+
+def test_backprop_names_equal_the_gradients():
+    x, f = RNG.randn(1, 5, 4, 3), RNG.randn(2, 3, 3, 2)
+    x5, f5 = RNG.randn(1, 3, 4, 3, 2), RNG.randn(2, 2, 2, 2, 3)
+    with tf.Graph().as_default():
+        xt, ft = tf.constant(x), tf.constant(f)
+        y = tf.nn.depthwise_conv2d_native(xt, ft, [1, 1, 1, 1], "SAME")
+        dy = tf.constant(RNG.randn(1, 5, 4, 6))
+        gx, gf = tf.gradients(y, [xt, ft], grad_ys=dy)
+        x5t, f5t = tf.constant(x5), tf.constant(f5)
+        y5 = tf.nn.conv3d(x5t, f5t, [1, 1, 2, 1, 1], "SAME")
+        dy5 = tf.constant(RNG.randn(1, 3, 2, 3, 3))
+        (gf5,) = tf.gradients(y5, [f5t], grad_ys=dy5)
+        names = [
+            tf.nn.depthwise_conv2d_native_backprop_input(
+                [1, 5, 4, 3], ft, dy, [1, 1, 1, 1], "SAME"
+            ),
+            tf.nn.depthwise_conv2d_backprop_input([1, 5, 4, 3], ft, dy, [1, 1, 1, 1], "SAME"),
+            tf.nn.depthwise_conv2d_native_backprop_filter(
+                xt, [2, 3, 3, 2], dy, [1, 1, 1, 1], "SAME"
+            ),
+            tf.nn.depthwise_conv2d_backprop_filter(xt, [2, 3, 3, 2], dy, [1, 1, 1, 1], "SAME"),
+            tf.nn.conv3d_backprop_filter_v2(x5t, [2, 2, 2, 2, 3], dy5, [1, 1, 2, 1, 1], "SAME"),
+            tf.nn.conv3d_backprop_filter(x5t, [2, 2, 2, 2, 3], dy5, [1, 1, 2, 1, 1], "SAME"),
+        ]
+        t1 = tf.nn.conv_transpose(
+            tf.constant(RNG.randn(2, 5, 3)), RNG.randn(3, 2, 3), [2, 10, 2], 2
+        )
+        t2 = tf.nn.conv_transpose(tf.constant(x), RNG.randn(3, 3, 2, 3), [1, 10, 8, 2], 2)
+        assert t1.shape.as_list() == [2, 10, 2] and t2.shape.as_list() == [1, 10, 8, 2]
+        with pytest.raises(ValueError, match="length 3, 4 or 5"):
+            tf.nn.conv_transpose(tf.constant(x), f, [1, 2], 1)
+        got = _run([gx, gf, gf5, *names])
+    gx_, gf_, gf5_, *named = got
+    for value, want in zip(named, [gx_, gx_, gf_, gf_, gf5_, gf5_]):
+        np.testing.assert_allclose(value, want, rtol=1e-12)
