@@ -37,6 +37,18 @@ def _accidental_hit_mask(
     return array_ops.reshape(dense, array_ops.stack([batch, num_sampled]))
 
 
+def _true_logits(inputs: Tensor, true_w: Tensor, true_b: Tensor, num_true: int) -> Tensor:
+    """`[batch, num_true]`: each example's dot products with its true classes' rows."""
+    dim = array_ops.shape(true_w)[1:2]
+    rows = math_ops.multiply(
+        array_ops.expand_dims(inputs, 1),
+        array_ops.reshape(true_w, array_ops.concat([[-1, num_true], dim], 0)),
+    )
+    dots = array_ops.reshape(rows, array_ops.concat([[-1], dim], 0))
+    true_logits = array_ops.reshape(_sum_rows(dots), [-1, num_true])
+    return true_logits + array_ops.reshape(true_b, [-1, num_true])
+
+
 def _compute_sampled_logits(
     weights,
     biases,
@@ -83,14 +95,7 @@ def _compute_sampled_logits(
         )
         true_b = array_ops.slice(all_b, [0], array_ops.reshape(n_true, [1]))
         sampled_b = array_ops.slice(all_b, array_ops.reshape(n_true, [1]), [-1])
-        dim = array_ops.shape(true_w)[1:2]
-        rows = math_ops.multiply(
-            array_ops.expand_dims(inputs, 1),
-            array_ops.reshape(true_w, array_ops.concat([[-1, num_true], dim], 0)),
-        )
-        dots = array_ops.reshape(rows, array_ops.concat([[-1], dim], 0))
-        true_logits = array_ops.reshape(_sum_rows(dots), [-1, num_true])
-        true_logits = true_logits + array_ops.reshape(true_b, [-1, num_true])
+        true_logits = _true_logits(inputs, true_w, true_b, num_true)
         sampled_logits = sampled_logits + sampled_b
         if remove_accidental_hits:
             sampled_logits = sampled_logits + _accidental_hit_mask(
