@@ -388,3 +388,79 @@ def test_bad_input():
             tf.metrics.accuracy(tf.constant([1, 0]), tf.constant([1, 0, 1]))
         with pytest.raises(ValueError, match="Invalid k"):
             tf.metrics.average_precision_at_k(labels, tf.constant([[0.1, 0.2]]), 0)
+
+
+# ----------------------------------------------- cases ported from TF's metrics_test.py
+def _stream(metric_fn, batches, placeholders):
+    g = tf.Graph()
+    with g.as_default():
+        phs = [tf.placeholder(dt, shape) for dt, shape in placeholders]
+        value, update = metric_fn(*phs)
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            for batch in batches:
+                s.run(update, dict(zip(phs, batch)))
+            return s.run(value)
+
+
+def test_mean_basic_multiple_updates():
+    values = [[0, 1], [-4.2, 9.1], [6.5, 0], [-3.2, 4.0]]
+    got = _stream(tf.metrics.mean, [([v],) for v in values], [(tf.float32, [1, 2])])
+    np.testing.assert_allclose(got, 1.65, rtol=1e-6)
+
+
+def test_accuracy_effectively_equivalent_sizes():
+    got = _stream(
+        lambda p, lab: tf.metrics.accuracy(lab, p),
+        [(np.ones((40, 1)), np.ones(40))],
+        [(tf.float32, [40, 1]), (tf.float32, [40])],
+    )
+    assert got == 1.0
+
+
+def test_auc_all_correct_all_incorrect_and_zero_positives():
+    rng = np.random.RandomState(3)
+    inputs = rng.randint(0, 2, size=(100, 1)).astype(np.float32)
+    for curve in ("ROC", "PR"):
+        got = _stream(lambda p, lab, c=curve: tf.metrics.auc(lab, p, curve=c), [(inputs, inputs)],
+                      [(tf.float32, [100, 1]), (tf.float32, [100, 1])])  # fmt: skip
+        np.testing.assert_allclose(got, 1.0, atol=1e-5)
+    got = _stream(lambda p, lab: tf.metrics.auc(lab, p), [(inputs, 1 - inputs)],
+                  [(tf.float32, [100, 1]), (tf.float32, [100, 1])])  # fmt: skip
+    np.testing.assert_allclose(got, 0.0, atol=1e-5)
+    got = _stream(lambda p, lab: tf.metrics.auc(lab, p), [(np.zeros(4), np.zeros(4))],
+                  [(tf.float32, [4]), (tf.float32, [4])])  # fmt: skip
+    np.testing.assert_allclose(got, 1.0, atol=1e-5)  # no positives: TF gives 1
+
+
+def test_mean_iou_multiple_updates():
+    labels = [0, 1, 1, 2, 2, 2, 0]
+    preds = [0, 1, 2, 2, 1, 2, 1]
+    got = _stream(
+        lambda p, lab: tf.metrics.mean_iou(lab, p, 3),
+        [([p], [lab]) for p, lab in zip(preds, labels)],
+        [(tf.int32, [1]), (tf.int32, [1])],
+    )
+    # Confusion matrix rows (labels) x columns (predictions): [[1,1,0],[0,1,1],[0,1,2]].
+    cm = np.array([[1, 1, 0], [0, 1, 1], [0, 1, 2]], float)
+    iou = np.diag(cm) / (cm.sum(0) + cm.sum(1) - np.diag(cm))
+    np.testing.assert_allclose(got, iou.mean(), rtol=1e-6)
+
+
+def test_precision_recall_all_correct_and_weighted():
+    preds = np.array([[1, 0, 1, 0]], np.float32)
+    got = _stream(lambda p, lab: tf.metrics.precision(lab, p), [(preds, preds)],
+                  [(tf.float32, [1, 4]), (tf.float32, [1, 4])])  # fmt: skip
+    assert got == 1.0
+    weighted = _stream(
+        lambda p, lab, w: tf.metrics.precision(lab, p, weights=w),
+        [(preds, np.array([[0, 1, 1, 0]]), np.array([[1, 2, 3, 4]]))],
+        [(tf.float32, [1, 4]), (tf.float32, [1, 4]), (tf.float32, [1, 4])],
+    )
+    np.testing.assert_allclose(weighted, 3.0 / 4.0)
+    recall = _stream(
+        lambda p, lab, w: tf.metrics.recall(lab, p, weights=w),
+        [(preds, np.array([[0, 1, 1, 0]]), np.array([[1, 2, 3, 4]]))],
+        [(tf.float32, [1, 4]), (tf.float32, [1, 4]), (tf.float32, [1, 4])],
+    )
+    np.testing.assert_allclose(recall, 3.0 / 5.0)
