@@ -84,6 +84,7 @@ from tensorweave.ops.nn_misc_ops import (
     collapse_repeated,
     ctc_loss,
     ctc_loss_v2,
+    ctc_unique_labels,
     depth_to_space,
     dilation2d,
     erosion2d,
@@ -219,4 +220,5 @@ __all__ += [
     "with_space_to_batch",
     "fractional_avg_pool",
     "fractional_max_pool",
+    "ctc_unique_labels",
 ]

@@ -344,6 +344,39 @@ def ctc_loss_v2(
         return ctc_loss(sparse, logits, logit_length)
 
 
+def ctc_unique_labels(labels, name=None) -> tuple[Tensor, Tensor]:
+    """Each row's distinct labels (first-seen order, 0-padded) and its indices into them.
+
+    Follows `tf.nn.ctc_unique_labels` (TensorFlow maps `unique` over rows with `map_fn`;
+    here the rows are unstacked, so the batch size must be static).
+
+    Args:
+      labels: int `[batch, max_label_length]`.
+      name: name scope.
+
+    Returns:
+      `(unique int64 [batch, max_label_length], idx int32 [batch, max_label_length])`.
+
+    Raises:
+      ValueError: for an unknown batch size.
+    """
+    with graph_mod.name_scope(name, "ctc_unique_labels", [labels]):
+        labels = convert_to_tensor(labels, name="labels")
+        if labels.shape.ndims != 2 or labels.shape.as_list()[0] is None:
+            raise ValueError(
+                "ctc_unique_labels needs labels of shape [batch, length] with a static batch size"
+            )
+        width = array_ops.shape(labels)[1]
+        ys, idxs = [], []
+        for row in array_ops.unstack(labels):
+            u = array_ops.unique(row)
+            extra = width - array_ops.shape(u.y)[0]
+            padded = array_ops.pad(u.y, array_ops.reshape(array_ops.stack([0, extra]), [1, 2]))
+            ys.append(math_ops.cast(padded, dtypes.int64))
+            idxs.append(u.idx)
+        return array_ops.stack(ys), array_ops.stack(idxs)
+
+
 def _fractional(
     op_type: str, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2, name
 ) -> tuple[Tensor, Tensor, Tensor]:
@@ -430,6 +463,7 @@ __all__ = [
     "collapse_repeated",
     "ctc_loss",
     "ctc_loss_v2",
+    "ctc_unique_labels",
     "depth_to_space",
     "dilation2d",
     "erosion2d",

@@ -206,3 +206,15 @@ def test_fractional_pools_pool_their_sequences(pseudo, overlapping):
         bad = tf.nn.fractional_max_pool(x, [1.0, 1.5, 2.0, 1.0], seed=3)[0]
         with tf.Session() as s, pytest.raises(errors.InvalidArgumentError, match="seed"):
             s.run(bad)
+
+
+def test_ctc_unique_labels_matches_tensorflow():
+    with tf.Graph().as_default():
+        unique, idx = tf.nn.ctc_unique_labels([[3, 4, 4, 3, 0], [1, 1, 1, 2, 0]])
+        assert unique.dtype == tf.int64 and idx.dtype == tf.int32
+        got = _run([unique, idx])
+        with pytest.raises(ValueError, match="static batch size"):
+            tf.nn.ctc_unique_labels(tf.placeholder(tf.int32, [None, 3]))
+    # Recorded from TensorFlow 2.21.
+    np.testing.assert_array_equal(got[0], [[3, 4, 0, 0, 0], [1, 2, 0, 0, 0]])
+    np.testing.assert_array_equal(got[1], [[0, 1, 1, 0, 2], [0, 0, 0, 1, 2]])
