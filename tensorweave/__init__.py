@@ -76,6 +76,7 @@ __version__ = "0.1.0"
 _LAZY_NAMESPACES = (
     "contrib", "distribute", "initializers", "layers", "losses", "nn", "summary", "train",
 )
+_LAZY_NAMESPACES += ("metrics",)
 
 # NOTE: input pipelines (tf.data, tf.io, tf.python_io) load on first use too.
 _LAZY_NAMESPACES += ("data", "io", "python_io")

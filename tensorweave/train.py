@@ -39,8 +39,20 @@ from tensorweave.training.checkpoint_management import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from tensorweave.training.checkpoint_object import (
+    Checkpoint,
+    CheckpointManager,
+    CheckpointOptions,
+)
+from tensorweave.training.checkpoint_utils import (
+    VocabInfo,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    warm_start,
+)
 from tensorweave.training.coordinator import Coordinator, LooperThread
 from tensorweave.training.device_setter import replica_device_setter
+from tensorweave.training.ftrl import FtrlOptimizer
 from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.input import (
     batch,
@@ -50,6 +62,14 @@ from tensorweave.training.input import (
     slice_input_producer,
     string_input_producer,
 )
+from tensorweave.training.input_join import (
+    batch_join,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
+    shuffle_batch_join,
+)
 from tensorweave.training.learning_rate_decay import (
     cosine_decay,
     exponential_decay,
@@ -57,6 +77,11 @@ from tensorweave.training.learning_rate_decay import (
     natural_exp_decay,
     piecewise_constant,
     polynomial_decay,
+)
+from tensorweave.training.learning_rate_decay_cosine import (
+    cosine_decay_restarts,
+    linear_cosine_decay,
+    noisy_linear_cosine_decay,
 )
 from tensorweave.training.momentum import MomentumOptimizer
 from tensorweave.training.monitored_session import (
@@ -68,10 +93,24 @@ from tensorweave.training.monitored_session import (
     SingularMonitoredSession,
     WorkerSessionCreator,
 )
+from tensorweave.training.moving_averages import ExponentialMovingAverage
 from tensorweave.training.optimizer import Optimizer
+from tensorweave.training.profiler_hook import ProfilerHook
+from tensorweave.training.proximal_optimizers import (
+    AdadeltaOptimizer,
+    AdagradDAOptimizer,
+    ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
+)
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tensorweave.training.rmsprop import RMSPropOptimizer
 from tensorweave.training.saver import Saver, export_meta_graph, import_meta_graph
+from tensorweave.training.sdca import (
+    do_quantize_training_on_graphdef,
+    sdca_fprint,
+    sdca_optimizer,
+    sdca_shrink_l1,
+)
 from tensorweave.training.session_manager import SessionManager
 from tensorweave.training.session_run_hook import (
     SessionRunArgs,
@@ -186,4 +225,37 @@ from tensorweave.protos.feature_pb2 import (  # noqa: E402
 __all__ += [
     "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
     "Int64List", "SequenceExample",
+]
+
+# tf.train names added for issue 12 (nn/layers/losses/metrics/train helper).
+piecewise_constant_decay = piecewise_constant
+__all__ += [
+    "Checkpoint",
+    "CheckpointManager",
+    "CheckpointOptions",
+    "ProfilerHook",
+    "do_quantize_training_on_graphdef",
+    "sdca_fprint",
+    "sdca_optimizer",
+    "sdca_shrink_l1",
+    "VocabInfo",
+    "checkpoints_iterator",
+    "init_from_checkpoint",
+    "warm_start",
+    "batch_join",
+    "maybe_batch",
+    "maybe_batch_join",
+    "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join",
+    "shuffle_batch_join",
+    "ExponentialMovingAverage",
+    "AdadeltaOptimizer",
+    "AdagradDAOptimizer",
+    "FtrlOptimizer",
+    "ProximalAdagradOptimizer",
+    "ProximalGradientDescentOptimizer",
+    "cosine_decay_restarts",
+    "linear_cosine_decay",
+    "noisy_linear_cosine_decay",
+    "piecewise_constant_decay",
 ]

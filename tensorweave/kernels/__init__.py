@@ -18,7 +18,11 @@ import tensorweave.kernels.logging_kernels  # noqa: F401
 import tensorweave.kernels.math_kernels  # noqa: F401
 import tensorweave.kernels.matmul_kernels  # noqa: F401
 import tensorweave.kernels.nn_conv_kernels  # noqa: F401
+import tensorweave.kernels.nn_conv_nd_kernels  # noqa: F401
+import tensorweave.kernels.nn_extra_kernels  # noqa: F401
+import tensorweave.kernels.nn_fractional_kernels  # noqa: F401
 import tensorweave.kernels.nn_kernels  # noqa: F401
+import tensorweave.kernels.nn_misc_kernels  # noqa: F401
 import tensorweave.kernels.parsing_kernels  # noqa: F401
 import tensorweave.kernels.random_kernels  # noqa: F401
 import tensorweave.kernels.reader_kernels  # noqa: F401
@@ -29,3 +33,4 @@ import tensorweave.kernels.staleness_kernels  # noqa: F401
 import tensorweave.kernels.state_kernels  # noqa: F401
 import tensorweave.kernels.summary_kernels  # noqa: F401
 import tensorweave.kernels.training_kernels  # noqa: F401
+import tensorweave.kernels.training_kernels_extra  # noqa: F401

@@ -11,6 +11,7 @@ namespaces that use them.
 
 import tensorweave.ops.array_grad  # noqa: F401
 import tensorweave.ops.array_ops_join  # noqa: F401
+import tensorweave.ops.candidate_sampling_ops  # noqa: F401
 import tensorweave.ops.constant_op  # noqa: F401
 import tensorweave.ops.control_flow_ops  # noqa: F401
 import tensorweave.ops.data_flow_accumulators  # noqa: F401
@@ -24,7 +25,10 @@ import tensorweave.ops.math_grad_binary  # noqa: F401
 import tensorweave.ops.math_grad_reduction  # noqa: F401
 import tensorweave.ops.math_grad_unary  # noqa: F401
 import tensorweave.ops.math_ops  # noqa: F401
+import tensorweave.ops.nn_conv_nd_grad  # noqa: F401
+import tensorweave.ops.nn_extra_grad  # noqa: F401
 import tensorweave.ops.nn_grad  # noqa: F401
+import tensorweave.ops.nn_misc_grad  # noqa: F401
 import tensorweave.ops.parsing_ops  # noqa: F401
 import tensorweave.ops.partitioned_variables  # noqa: F401
 import tensorweave.ops.random_ops  # noqa: F401
@@ -36,4 +40,5 @@ import tensorweave.ops.state_ops  # noqa: F401
 import tensorweave.ops.string_io_ops  # noqa: F401
 import tensorweave.ops.summary_ops  # noqa: F401
 import tensorweave.ops.training_ops  # noqa: F401
+import tensorweave.ops.training_ops_extra  # noqa: F401
 import tensorweave.ops.variables  # noqa: F401

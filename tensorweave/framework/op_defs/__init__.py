@@ -26,6 +26,9 @@ import tensorweave.framework.op_defs.logging  # noqa: F401
 import tensorweave.framework.op_defs.matmul  # noqa: F401
 import tensorweave.framework.op_defs.nn  # noqa: F401
 import tensorweave.framework.op_defs.nn_conv  # noqa: F401
+import tensorweave.framework.op_defs.nn_conv_nd  # noqa: F401
+import tensorweave.framework.op_defs.nn_extra  # noqa: F401
+import tensorweave.framework.op_defs.nn_misc  # noqa: F401
 import tensorweave.framework.op_defs.no_op  # noqa: F401
 import tensorweave.framework.op_defs.parsing  # noqa: F401
 import tensorweave.framework.op_defs.random  # noqa: F401
@@ -37,3 +40,4 @@ import tensorweave.framework.op_defs.staleness  # noqa: F401
 import tensorweave.framework.op_defs.state  # noqa: F401
 import tensorweave.framework.op_defs.summary  # noqa: F401
 import tensorweave.framework.op_defs.training  # noqa: F401
+import tensorweave.framework.op_defs.training_extra  # noqa: F401

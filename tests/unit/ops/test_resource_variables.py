@@ -148,6 +148,14 @@ OPTIMIZERS = {
     "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
     "adam": lambda: tf.train.AdamOptimizer(0.05),
     "rmsprop": lambda: tf.train.RMSPropOptimizer(0.05, momentum=0.5, centered=True),
+    "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+    "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
+                                           l2_shrinkage_regularization_strength=0.01),
+    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
+        0.1, l1_regularization_strength=0.01),
+    "proximal_sgd": lambda: tf.train.ProximalGradientDescentOptimizer(
+        0.1, l2_regularization_strength=0.01),
+    "adagrad_da": lambda: tf.train.AdagradDAOptimizer(0.1, tf.train.get_or_create_global_step()),
 }
 
 
