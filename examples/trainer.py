@@ -392,7 +392,6 @@ def build_parser() -> argparse.ArgumentParser:
     add("--recovery_wait_secs", type=float, default=0.5, help="non-chief readiness poll (TF: 30)")
     add("--stop_grace_secs", type=float, default=2.0, help="sync thread grace at close (TF: 120)")
     add("--data_seed", type=int, default=0, help="split seed; shuffle seed: this + task index")
-    add("--blas_threads", type=int, default=1, help="0: the BLAS default")
     return parser
 
 
@@ -411,8 +410,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
         server.join()
         return None
     try:
-        with digits_data.blas_threads(flags.blas_threads):
-            return run_worker(server, task, flags)
+        return run_worker(server, task, flags)
     finally:
         server.stop()
 

@@ -19,8 +19,10 @@ from tensorweave.distributed.master import Master
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
+from tensorweave.distributed.transport.host_locality import is_local_address
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.runtime import thread_budget
 
 log = logging.getLogger("tensorweave.server")
 
@@ -43,6 +45,12 @@ def split_address(address: str, job: str, task: int) -> tuple[str, int]:
     return host, port
 
 
+def tasks_on_host(cluster: ClusterSpec) -> int:
+    """How many tasks of `cluster` are served on this host (at least 1)."""
+    addresses = [a for job in cluster.jobs for a in cluster.job_tasks(job) if a]
+    return max(1, sum(is_local_address(a) for a in addresses))
+
+
 class Server:
     """An in-process TensorFlow server (follows `tf.train.Server`).
 
@@ -51,7 +59,10 @@ class Server:
       job_name: this task's job (inferred when the cluster has one job).
       task_index: this task's index (inferred when the job has one task).
       protocol: `"grpc"` (the only protocol).
-      config: default `ConfigProto` for sessions on this server.
+      config: default `ConfigProto` for sessions on this server. Its
+        `intra_op_parallelism_threads` sizes this process's BLAS pool; 0 (the default)
+        gives each task of the cluster on this host `cores // tasks` BLAS threads, never
+        more than it had (see `runtime.thread_budget`).
       start: start serving immediately.
 
     Raises:
@@ -77,6 +88,8 @@ class Server:
             raise errors.InvalidArgumentError(
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
+        self._blas_threads = thread_budget.apply_config(sd.default_session_config,
+                                                        tasks_on_host(cluster))
         self.worker = Worker(job, task)
         self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
         self._grpc, self._port = self._bind(host, port)
