@@ -91,3 +91,12 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(list(globals()) + list(_LAZY_NAMESPACES))
+
+# Program scaffolding (issue 12): build constants, TF2 behaviour switches, tf.get_logger and
+# the `app`, `compat`, `flags`, `gfile` and `logging` namespaces.
+from tensorweave.compat import dimension_at_index, dimension_value  # noqa: E402
+from tensorweave.framework.behavior import *  # noqa: E402,F403
+from tensorweave.framework.versions import *  # noqa: E402,F403
+from tensorweave.logging import get_logger  # noqa: E402
+
+_LAZY_NAMESPACES += ("app", "compat", "flags", "gfile", "logging")
