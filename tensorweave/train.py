@@ -170,3 +170,8 @@ __all__ = [
     "update_checkpoint_state",
     "write_graph",
 ]
+
+# tf.train.Supervisor (issue 12).
+from tensorweave.training.supervisor import Supervisor, basic_train_loop  # noqa: E402
+
+__all__ += ["Supervisor", "basic_train_loop"]
