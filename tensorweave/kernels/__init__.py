@@ -15,5 +15,6 @@ from tensorweave.kernels import (  # noqa: F401
     staleness_kernels,
     state_kernels,
     summary_kernels,
+    summary_media_kernels,
     training_kernels,
 )
