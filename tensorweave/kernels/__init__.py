@@ -11,6 +11,7 @@ from tensorweave.kernels import (  # noqa: F401
     nn_conv_kernels,
     nn_kernels,
     random_kernels,
+    script_kernels,
     sendrecv_kernels,
     staleness_kernels,
     state_kernels,

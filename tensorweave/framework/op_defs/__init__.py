@@ -8,4 +8,5 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
+from tensorweave.framework.op_defs import script  # noqa: F401
 from tensorweave.framework.op_defs import summary_media  # noqa: F401
