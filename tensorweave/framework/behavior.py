@@ -4,7 +4,9 @@
 tensorweave has one behaviour: TF1 graph mode with reference variables, TF1 control flow,
 `Tensor`s compared by identity and `Dimension`-valued shapes. Switches that ask for it are
 no-ops; switches that ask for TensorFlow 2 behaviour raise `NotImplementedError` naming the
-feature; the queries answer for graph mode.
+feature; the queries answer for graph mode. The loaders of C++ libraries and
+`GradientTape` raise `NotImplementedError` too; `function` returns the Python function,
+whose calls build graph ops.
 """
 
 from __future__ import annotations
@@ -89,11 +91,45 @@ def enable_v2_tensorshape() -> None:
     raise _unsupported("V2 TensorShape (tf.enable_v2_tensorshape)")
 
 
+def load_op_library(library_filename: str) -> None:
+    """Raises NotImplementedError: custom C++ op libraries cannot load into NumPy kernels."""
+    raise _unsupported("Custom op libraries (tf.load_op_library)")
+
+
+def load_library(library_location: str) -> None:
+    """Raises NotImplementedError: custom C++ kernel libraries are not supported."""
+    raise _unsupported("Custom kernel libraries (tf.load_library)")
+
+
+def load_file_system_library(library_filename: str) -> None:
+    """Raises NotImplementedError: file-system plugins are not supported."""
+    raise _unsupported("File system libraries (tf.load_file_system_library)")
+
+
+class GradientTape:
+    """Raises NotImplementedError when built: `tf.GradientTape` records eager operations;
+    graphs use `tf.gradients`."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        raise _unsupported("Eager gradient tapes (tf.GradientTape; use tf.gradients)")
+
+
+def function(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
+             experimental_relax_shapes=False, experimental_compile=None, **kwargs):
+    """`tf.function` in graph mode: the Python function itself, so a call adds its ops to
+    the current graph (TensorFlow would add a call to a traced function; no retracing,
+    signatures or autograph here). Usable as `@tf.function` and `@tf.function(...)`."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
 __all__ = [
     "control_flow_v2_enabled", "disable_control_flow_v2", "disable_eager_execution",
     "disable_resource_variables", "disable_tensor_equality", "disable_v2_behavior",
     "disable_v2_tensorshape", "enable_control_flow_v2", "enable_eager_execution",
     "enable_resource_variables", "enable_tensor_equality", "enable_v2_behavior",
     "enable_v2_tensorshape", "executing_eagerly", "executing_eagerly_outside_functions",
-    "resource_variables_enabled",
+    "resource_variables_enabled", "GradientTape", "function", "load_file_system_library",
+    "load_library", "load_op_library",
 ]

@@ -95,7 +95,24 @@ def test_graph_mode_switches_are_no_ops():
     (tf.enable_resource_variables, "Resource variables"),
     (tf.enable_tensor_equality, "Tensor equality"),
     (tf.enable_v2_tensorshape, "V2 TensorShape"),
+    (lambda: tf.load_op_library("x.so"), "tf.load_op_library"),
+    (lambda: tf.load_library("x.so"), "tf.load_library"),
+    (lambda: tf.load_file_system_library("x.so"), "tf.load_file_system_library"),
+    (tf.GradientTape, "tf.GradientTape"),
 ])
 def test_tf2_switches_name_the_feature(switch, feature):
     with pytest.raises(NotImplementedError, match=feature):
         switch()
+
+
+def test_function_builds_ops_in_the_graph():
+    @tf.function
+    def double(x):
+        return x * 2
+
+    @tf.function(input_signature=None)
+    def triple(x):
+        return x * 3
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run([double(tf.constant(2)), triple(tf.constant(2))]) == [4, 6]
