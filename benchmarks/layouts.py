@@ -12,6 +12,9 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
   `report_uninitialized_variables` is empty; then `sess.run(train_op, feed_dict)` in a loop.
 * (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...)`
   around the same loop (what `examples/trainer.py` does).
+* (c) `supervisor`: `tf.train.Supervisor(is_chief=..., logdir=<temp dir>)` and
+  `sv.managed_session(server.target)` around the same loop (`mnist_replica.py`'s layout;
+  the chief's checkpoint and summary services run on their default 600 s / 120 s timers).
 
 A worker's rate is its steps per second after its first `--warmup` steps; `aggregate` is
 the sum over workers (they run concurrently for nearly all of their steps), `scaling` the
@@ -39,7 +42,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-LAYOUTS = ("plain", "monitored")
+LAYOUTS = ("plain", "monitored", "supervisor")
 
 
 def _build(tf: Any, task_index: int, cluster: Any) -> dict[str, Any]:
@@ -89,6 +92,13 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int) 
             else:
                 while len(sess.run(tf.report_uninitialized_variables())):
                     time.sleep(0.2)
+            record = _loop(sess, model, steps, warmup, index)
+    elif layout == "supervisor":
+        import tempfile
+
+        sv = tf.train.Supervisor(is_chief=index == 0, logdir=tempfile.mkdtemp(),
+                                 recovery_wait_secs=0.2)
+        with sv.managed_session(server.target, config=config) as sess:
             record = _loop(sess, model, steps, warmup, index)
     else:
         with tf.train.MonitoredTrainingSession(
