@@ -175,3 +175,8 @@ __all__ = [
 from tensorweave.training.supervisor import Supervisor, basic_train_loop  # noqa: E402
 
 __all__ += ["Supervisor", "basic_train_loop"]
+
+# ProfilerHook, checkpoints_iterator (issue 12).
+from tensorweave.training.profiler_hook import ProfilerHook, checkpoints_iterator  # noqa: E402
+
+__all__ += ["ProfilerHook", "checkpoints_iterator"]
