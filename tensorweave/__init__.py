@@ -102,6 +102,7 @@ from tensorweave.framework.versions import *  # noqa: E402,F403
 from tensorweave.logging import get_logger  # noqa: E402
 from tensorweave.ops import summary_media_ops as _summary_media_ops  # noqa: E402,F401
 from tensorweave.ops.check_ops_more import *  # noqa: E402,F403
+from tensorweave.ops.print_ops import print_v2 as print  # noqa: E402,A004
 from tensorweave.ops.script_ops import numpy_function, py_func, py_function  # noqa: E402
 from tensorweave.ops.template import make_template  # noqa: E402
 from tensorweave.ops.tensor_helpers import *  # noqa: E402,F403

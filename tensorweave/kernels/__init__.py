@@ -10,6 +10,7 @@ from tensorweave.kernels import (  # noqa: F401
     math_kernels,
     nn_conv_kernels,
     nn_kernels,
+    print_kernels,
     random_kernels,
     script_kernels,
     sendrecv_kernels,

@@ -8,5 +8,8 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
-from tensorweave.framework.op_defs import script  # noqa: F401
-from tensorweave.framework.op_defs import summary_media  # noqa: F401
+from tensorweave.framework.op_defs import (
+    script,  # noqa: F401
+    string_format,  # noqa: F401
+    summary_media,  # noqa: F401
+)
