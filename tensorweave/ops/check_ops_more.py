@@ -1,6 +1,7 @@
 """More `tf.assert_*` checks: `assert_integer`, `assert_scalar`, `assert_same_float_dtype`,
 `assert_proper_iterable`, `assert_rank_in`, `assert_near` (follows TensorFlow's
-`check_ops.py`; messages as TF 2.21's `tf.compat.v1` words them)."""
+`check_ops.py`; messages as TF 2.21's `tf.compat.v1` words them), and the numerics checks
+`verify_tensor_all_finite` and `add_check_numerics_ops` (`numerics.py`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, control_flow_ops, math_ops
+from tensorweave.ops.cwise_unary_ops import check_numerics
 from tensorweave.ops.logging_ops import Assert
 
 
@@ -146,5 +148,42 @@ def assert_near(x: Any, y: Any, rtol: Any = None, atol: Any = None, data: Any = 
         return Assert(condition, data, summarize=summarize)
 
 
-__all__ = ["assert_integer", "assert_near", "assert_proper_iterable", "assert_rank_in",
-           "assert_same_float_dtype", "assert_scalar"]
+def verify_tensor_all_finite(t: Any = None, msg: str | None = None, name: str | None = None,
+                             x: Any = None, message: str | None = None) -> Tensor:
+    """`t`, passed on only after a `CheckNumerics` of it (follows
+    `tf.verify_tensor_all_finite`; `x`/`message` are the TF2 names of `t`/`msg`).
+
+    Returns:
+      A tensor equal to `t`; running it raises `InvalidArgumentError` ("<msg> : Tensor had
+      NaN values", or Inf) when `t` is not finite.
+    """
+    x = t if x is None else x
+    message = msg if message is None else message
+    with graph_mod.name_scope(name, "VerifyFinite", [x]):
+        x = convert_to_tensor(x, name="x")
+        with graph_mod.colocate_with(x):
+            verify = check_numerics(x, message=message or "")
+            return control_flow_ops.with_dependencies([verify], x)
+
+
+_CHECKED = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def add_check_numerics_ops() -> Operation:
+    """One op checking every float16/32/64 output in the default graph for NaN and Inf,
+    the checks chained in graph order (follows `tf.add_check_numerics_ops`); each check's
+    message names its tensor (`op_name:index`)."""
+    checks: list[Any] = []
+    graph = graph_mod.get_default_graph()
+    for op in graph.get_operations():
+        for output in op.outputs:
+            if output.dtype._is_ref_dtype or output.dtype not in _CHECKED:
+                continue
+            with graph.control_dependencies(checks):
+                checks = [check_numerics(output, message=f"{op.name}:{output.value_index}")]
+    return control_flow_ops.group(*checks)
+
+
+__all__ = ["add_check_numerics_ops", "assert_integer", "assert_near", "assert_proper_iterable",
+           "assert_rank_in", "assert_same_float_dtype", "assert_scalar",
+           "verify_tensor_all_finite"]

@@ -86,3 +86,34 @@ def test_assert_near():
             with pytest.raises(tf.errors.InvalidArgumentError):
                 sess.run(tf.assert_near(tf.constant([100.0]), tf.constant([103.0]),
                                         rtol=0.02, atol=0.0))
+
+
+def test_verify_tensor_all_finite():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [2])
+        out = tf.verify_tensor_all_finite(p, "bad input")
+        out2 = tf.verify_tensor_all_finite(x=p, message="m2")
+        assert out.name.startswith("VerifyFinite/")
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(out, {p: [1.0, 2.0]}), [1.0, 2.0])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="bad input : Tensor had NaN values"):
+                sess.run(out, {p: [np.nan, 1.0]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="m2 : Tensor had Inf"):
+                sess.run(out2, {p: [np.inf, 1.0]})
+
+
+def test_add_check_numerics_ops():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [], name="p")
+        v = tf.Variable(1.0, name="v")
+        y = tf.log(p, name="log")
+        z = y + v
+        check = tf.add_check_numerics_ops()
+        assert check.type == "NoOp"
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run([z, check], {p: 1.0})[0] == 1.0
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="log:0 : Tensor had Inf values"):
+                sess.run([z, check], {p: 0.0})
