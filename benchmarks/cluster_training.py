@@ -56,7 +56,7 @@ def bench_training(
       num_ps: ps tasks.
       num_workers: worker tasks.
       steps: steps per worker (the last global step is `steps * num_workers`).
-      trainer_args: extra trainer flags (e.g. `["--blas_threads", "0"]`).
+      trainer_args: extra trainer flags (e.g. `["--log_every", "100"]`).
 
     Returns:
       A JSON-ready dict (see the module docstring).

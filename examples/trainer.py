@@ -434,7 +434,6 @@ def build_parser() -> argparse.ArgumentParser:
     add("--recovery_wait_secs", type=float, default=0.5, help="non-chief readiness poll (TF: 30)")
     add("--stop_grace_secs", type=float, default=2.0, help="sync thread grace at close (TF: 120)")
     add("--data_seed", type=int, default=0, help="split seed; shuffle seed: this + task index")
-    add("--blas_threads", type=int, default=1, help="0: the BLAS default")
     # Testing aid: pause after these local steps until `<resume_dir>/resume-<step>` exists.
     add("--pause_at_steps", type=str, default="", help="comma-separated local steps")
     add("--resume_dir", type=str, default=".", help="where the resume-<step> files appear")
@@ -457,8 +456,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
         server.join()
         return None
     try:
-        with digits_data.blas_threads(flags.blas_threads):
-            return run_worker(server, task, flags)
+        return run_worker(server, task, flags)
     finally:
         server.stop()
 

@@ -94,3 +94,31 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(list(globals()) + list(_LAZY_NAMESPACES))
+
+# Program scaffolding (issue 12): build constants, TF2 behaviour switches, tf.get_logger,
+# protos and tensor-proto helpers, and the `app`, `compat`, `flags`, `gfile` and `logging`
+# namespaces.
+from tensorweave.compat import dimension_at_index, dimension_value  # noqa: E402
+from tensorweave.framework.behavior import *  # noqa: E402,F403
+from tensorweave.framework.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402
+from tensorweave.framework.versions import *  # noqa: E402,F403
+from tensorweave.logging import get_logger  # noqa: E402
+from tensorweave.ops import summary_media_ops as _summary_media_ops  # noqa: E402,F401
+from tensorweave.ops.check_ops_more import *  # noqa: E402,F403
+from tensorweave.ops.print_ops import print_v2 as print  # noqa: E402,A004
+from tensorweave.ops.script_ops import numpy_function, py_func, py_function  # noqa: E402
+from tensorweave.ops.template import make_template  # noqa: E402
+from tensorweave.ops.tensor_helpers import *  # noqa: E402,F403
+from tensorweave.protos.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402
+from tensorweave.protos.config_pb2 import OptimizerOptions  # noqa: E402
+from tensorweave.protos.event_pb2 import Event, LogMessage, SessionLog  # noqa: E402
+from tensorweave.protos.graph_pb2 import GraphDef  # noqa: E402
+from tensorweave.protos.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: E402
+from tensorweave.protos.node_def_pb2 import NodeDef  # noqa: E402
+from tensorweave.protos.summary_pb2 import (  # noqa: E402
+    HistogramProto,
+    Summary,
+    SummaryMetadata,
+)
+
+_LAZY_NAMESPACES += ("app", "compat", "flags", "gfile", "logging")

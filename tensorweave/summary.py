@@ -18,11 +18,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from tensorweave.framework import dtypes
+from google.protobuf import json_format
+
+from tensorweave.framework import dtypes, session_stack
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import summary_ops
+from tensorweave.ops import summary_media_ops, summary_ops
 from tensorweave.ops.variables import GraphKeys
 from tensorweave.protos.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from tensorweave.protos.summary_pb2 import Summary, SummaryDescription, SummaryMetadata
@@ -234,6 +236,97 @@ def merge_all(
     return merge(summaries, name=name)
 
 
+def image(name: str, tensor: Any, max_outputs: int = 3, collections: Any = None,
+          family: str | None = None) -> Tensor:
+    """A summary of up to `max_outputs` images, PNG-encoded (follows TF 1.x
+    `tf.summary.image`).
+
+    Tags are `<tag>/image` when `max_outputs` is 1, else `<tag>/image/0`, `/image/1`, ...
+    uint8 images are written as they are; float images are scaled per image (largest
+    finite value to 255, or, with negative values, largest magnitude to 127 around 128),
+    and non-finite pixels become opaque red.
+
+    Args:
+      name: op name under the current name scope; the scoped name is the tag.
+      tensor: `[batch, height, width, channels]` uint8, half, float32 or float64 with 1, 3
+        or 4 channels.
+      max_outputs: images written at most (the first of the batch).
+      collections: collection keys to add the result to (default `[GraphKeys.SUMMARIES]`).
+      family: optional prefix of the op name and tag.
+
+    Returns:
+      A scalar `string` Tensor holding a serialized `Summary`. Running it raises
+      `InvalidArgumentError` for a last dimension other than 1, 3 or 4.
+
+    Raises:
+      ValueError: if `tensor` is not rank 4.
+    """
+    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
+        value = summary_media_ops.image_summary(tag=tag, tensor=tensor,
+                                                max_images=max_outputs, name=scope)
+    _collect(value, collections, [GraphKeys.SUMMARIES])
+    return value
+
+
+def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3,
+          collections: Any = None, family: str | None = None) -> Tensor:
+    """A summary of up to `max_outputs` audio clips as 16-bit PCM WAV (follows TF 1.x
+    `tf.summary.audio`). Tags are `<tag>/audio` or `<tag>/audio/<i>`, as for `image`.
+
+    Args:
+      name: op name under the current name scope; the scoped name is the tag.
+      tensor: float32 `[batch, frames, channels]` or `[batch, frames]`, in [-1, 1]
+        (values outside are clipped).
+      sample_rate: scalar float32 (or a Python number): samples per second.
+      max_outputs: clips written at most.
+      collections: collection keys to add the result to (default `[GraphKeys.SUMMARIES]`).
+      family: optional prefix of the op name and tag.
+
+    Returns:
+      A scalar `string` Tensor holding a serialized `Summary`.
+
+    Raises:
+      ValueError: if `tensor` is not rank 2 or 3.
+    """
+    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")
+        value = summary_media_ops.audio_summary_v2(tag=tag, tensor=tensor, sample_rate=rate,
+                                                   max_outputs=max_outputs, name=scope)
+    _collect(value, collections, [GraphKeys.SUMMARIES])
+    return value
+
+
+def get_summary_description(node_def: Any) -> SummaryDescription:
+    """The `SummaryDescription` in a `TensorSummary` node's `description` attr (JSON);
+    follows `tf.summary.get_summary_description`.
+
+    Raises:
+      ValueError: if the node is not a `TensorSummary`.
+    """
+    if node_def.op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {node_def.op}")
+    description = node_def.attr["description"].s.decode("utf-8")
+    return json_format.Parse(description, SummaryDescription())
+
+
+def all_v2_summary_ops() -> list[Any]:
+    """TensorFlow 2 summary ops of the default graph: none, tensorweave writes summaries
+    only through TF1 summary ops and `FileWriter` (follows
+    `tf.compat.v1.summary.all_v2_summary_ops`)."""
+    return graph_mod.get_default_graph().get_collection("_SUMMARY_V2")
+
+
+def initialize(graph: Any = None, session: Any = None) -> None:
+    """Initializes TensorFlow 2 summary writers in `session`: there are none here, so it
+    only checks for a session (follows `tf.compat.v1.summary.initialize`).
+
+    Raises:
+      ValueError: with no `session` and no default session.
+    """
+    if session is None and session_stack.get_default_session() is None:
+        raise ValueError("session must be passed if no default session exists")
+
+
 __all__ = [
     "Event",
     "FileWriter",
@@ -243,7 +336,12 @@ __all__ = [
     "SummaryDescription",
     "SummaryMetadata",
     "TaggedRunMetadata",
+    "all_v2_summary_ops",
+    "audio",
+    "get_summary_description",
     "histogram",
+    "image",
+    "initialize",
     "merge",
     "merge_all",
     "scalar",

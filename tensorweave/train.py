@@ -259,3 +259,7 @@ __all__ += [
     "noisy_linear_cosine_decay",
     "piecewise_constant_decay",
 ]
+# tf.train.Supervisor (issue 12).
+from tensorweave.training.supervisor import Supervisor, basic_train_loop  # noqa: E402
+
+__all__ += ["Supervisor", "basic_train_loop"]

@@ -43,20 +43,11 @@ def _cluster_and_task(args: argparse.Namespace) -> tuple[object, str, int | None
             args.task_index if args.task_index is not None else task.get("index"))
 
 
-def limit_blas_threads() -> None:
-    """One BLAS thread unless the user chose (tasks of a cluster share the machine)."""
-    if not any(var in os.environ for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")):
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(limits=1)
-
-
 def run(args: argparse.Namespace) -> int:
     """Serves one task until SIGTERM/SIGINT; returns the exit code (2: bad cluster)."""
     from tensorweave import errors
     from tensorweave.distributed.server import Server
 
-    limit_blas_threads()
     try:
         cluster, job, task = _cluster_and_task(args)
         server = Server(cluster, job_name=job or None, task_index=task)

@@ -20,6 +20,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import session_stack
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_util import to_numpy
+from tensorweave.runtime import thread_budget
 
 
 class DeviceAttributes:
@@ -71,6 +72,9 @@ class BaseSession:
         self._lock = threading.Lock()
         self._fetch_cache: dict[Any, FetchPlan] = {}
         self._feed_cache: dict[Any, _Feed] = {}
+        # NOTE: `intra_op_parallelism_threads` > 0 sizes this process's BLAS pool (where an
+        # in-process target's kernels run); 0 leaves it as the servers set it.
+        thread_budget.apply_config(config)
         self._backend = _make_backend(target, graph, config, runtime)
 
     @property
@@ -334,6 +338,8 @@ class Session(BaseSession):
     Entering makes it the default session and its graph the default graph; leaving closes
     it. `runtime` (tensorweave only): the `ProcessRuntime` of a `grpc://` session (its
     server registry and transfer counters; default: the process's).
+    A `config` with `intra_op_parallelism_threads` > 0 sizes this process's BLAS pool
+    (`runtime.thread_budget`).
 
     Raises:
       NotFoundError: for targets other than `""` and `grpc://host:port`.

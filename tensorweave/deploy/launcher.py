@@ -302,20 +302,14 @@ class _Supervisor:
         return LaunchResult(returncode, tuple(results), tuple(self.failures), signum)
 
 
-# NOTE: the tasks of a local cluster share this machine's cores; one BLAS thread per task
-# avoids oversubscription, which made small matmuls ~15x slower on 2 cores. A user's own
-# setting wins.
-BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def child_environ(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The tasks' base environment: one BLAS thread per task (unless set), `os.environ`,
-    `PYTHONUNBUFFERED=1`, then `env`.
+    """The tasks' base environment: `os.environ`, `PYTHONUNBUFFERED=1`, then `env`.
 
-    Unbuffered Python output lets the prefixed lines appear as they are printed.
+    Unbuffered Python output lets the prefixed lines appear as they are printed. No BLAS
+    thread variables: each task's `tf.train.Server` sizes its BLAS pool to its share of
+    the host's cores (`runtime.thread_budget`).
     """
-    blas = {var: "1" for var in BLAS_THREAD_VARS}
-    return {**blas, **os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    return {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
 
 
 def launch(

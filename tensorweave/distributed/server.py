@@ -22,10 +22,12 @@ from tensorweave.distributed.process_runtime import ProcessRuntime, default_runt
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
+from tensorweave.distributed.transport.host_locality import HostLocality
 from tensorweave.distributed.transport.stash import Stash
 from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
+from tensorweave.runtime import thread_budget
 
 log = logging.getLogger("tensorweave.server")
 
@@ -48,6 +50,13 @@ def split_address(address: str, job: str, task: int) -> tuple[str, int]:
     return host, port
 
 
+def tasks_on_host(cluster: ClusterSpec, locality: HostLocality | None = None) -> int:
+    """How many tasks of `cluster` are served on this host (at least 1)."""
+    addresses = [a for job in cluster.jobs for a in cluster.job_tasks(job) if a]
+    locality = locality or HostLocality()
+    return max(1, sum(locality.is_local_address(a) for a in addresses))
+
+
 class Server:
     """An in-process TensorFlow server (follows `tf.train.Server`).
 
@@ -56,7 +65,10 @@ class Server:
       job_name: this task's job (inferred when the cluster has one job).
       task_index: this task's index (inferred when the job has one task).
       protocol: `"grpc"` (the only protocol).
-      config: default `ConfigProto` for sessions on this server.
+      config: default `ConfigProto` for sessions on this server. Its
+        `intra_op_parallelism_threads` sizes this process's BLAS pool; 0 (the default)
+        gives each task of the cluster on this host `cores // tasks` BLAS threads, never
+        more than it had (see `runtime.thread_budget`).
       start: start serving immediately.
       runtime: the `ProcessRuntime` it registers in (default: the process's).
 
@@ -85,6 +97,8 @@ class Server:
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
         self.runtime = runtime or default_runtime()
+        self._blas_threads = thread_budget.apply_config(
+            sd.default_session_config, tasks_on_host(cluster, self.runtime.host))
         outbox = self.runtime.new_outbox()
         transfers = WorkerTransfers(Stash(outbox, f"/job:{job}/replica:0/task:{task}"),
                                     outbox, functools.partial(StreamPump,

@@ -24,13 +24,16 @@ import tensorweave.kernels.nn_fractional_kernels  # noqa: F401
 import tensorweave.kernels.nn_kernels  # noqa: F401
 import tensorweave.kernels.nn_misc_kernels  # noqa: F401
 import tensorweave.kernels.parsing_kernels  # noqa: F401
+import tensorweave.kernels.print_kernels  # noqa: F401
 import tensorweave.kernels.random_kernels  # noqa: F401
 import tensorweave.kernels.reader_kernels  # noqa: F401
 import tensorweave.kernels.reduction_kernels  # noqa: F401
 import tensorweave.kernels.resource_variable_kernels  # noqa: F401
+import tensorweave.kernels.script_kernels  # noqa: F401
 import tensorweave.kernels.sendrecv_kernels  # noqa: F401
 import tensorweave.kernels.staleness_kernels  # noqa: F401
 import tensorweave.kernels.state_kernels  # noqa: F401
 import tensorweave.kernels.summary_kernels  # noqa: F401
+import tensorweave.kernels.summary_media_kernels  # noqa: F401
 import tensorweave.kernels.training_kernels  # noqa: F401
 import tensorweave.kernels.training_kernels_extra  # noqa: F401

@@ -35,9 +35,12 @@ import tensorweave.framework.op_defs.random  # noqa: F401
 import tensorweave.framework.op_defs.readers  # noqa: F401
 import tensorweave.framework.op_defs.reduction  # noqa: F401
 import tensorweave.framework.op_defs.resource_variable  # noqa: F401
+import tensorweave.framework.op_defs.script  # noqa: F401
 import tensorweave.framework.op_defs.sendrecv  # noqa: F401
 import tensorweave.framework.op_defs.staleness  # noqa: F401
 import tensorweave.framework.op_defs.state  # noqa: F401
+import tensorweave.framework.op_defs.string_format  # noqa: F401
 import tensorweave.framework.op_defs.summary  # noqa: F401
+import tensorweave.framework.op_defs.summary_media  # noqa: F401
 import tensorweave.framework.op_defs.training  # noqa: F401
 import tensorweave.framework.op_defs.training_extra  # noqa: F401

@@ -88,7 +88,7 @@ def _run_two_workers(trainer, cluster, *args):
 
     def run(index):
         try:
-            flags = trainer.build_parser().parse_args(["--blas_threads", "0", *args])
+            flags = trainer.build_parser().parse_args(list(args))
             task = trainer.Task(addresses, "worker", index)
             results[index] = trainer.run_worker(workers[index], task, flags)
         except BaseException as e:  # noqa: BLE001  (reported by the test)

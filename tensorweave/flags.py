@@ -1,0 +1,81 @@
+"""`tf.flags` / `tf.app.flags`: command-line flags, which TensorFlow builds on absl-py's
+`absl.flags` (follows `tensorflow/python/platform/flags.py`).
+
+Every name is absl's own object: `tf.flags.FLAGS is absl.flags.FLAGS`, so flags defined
+through either are one set, parsed by `tf.app.run` (or by calling `FLAGS(argv)`).
+Reading a flag before the flags are parsed raises absl's `UnparsedFlagAccessError`; an
+unknown flag on the command line gets absl's `UnrecognizedFlagError` naming it.
+"""
+
+from __future__ import annotations
+
+from absl.flags import (  # noqa: F401  (re-exported)
+    DEFINE,
+    FLAGS,
+    ArgumentParser,
+    ArgumentSerializer,
+    BaseListParser,
+    BooleanFlag,
+    BooleanParser,
+    CantOpenFlagFileError,
+    CsvListSerializer,
+    DEFINE_alias,
+    DEFINE_bool,
+    DEFINE_boolean,
+    DEFINE_enum,
+    DEFINE_enum_class,
+    DEFINE_flag,
+    DEFINE_float,
+    DEFINE_integer,
+    DEFINE_list,
+    DEFINE_multi,
+    DEFINE_multi_enum,
+    DEFINE_multi_enum_class,
+    DEFINE_multi_float,
+    DEFINE_multi_integer,
+    DEFINE_multi_string,
+    DEFINE_spaceseplist,
+    DEFINE_string,
+    DuplicateFlagError,
+    EnumClassFlag,
+    EnumClassListSerializer,
+    EnumClassParser,
+    EnumClassSerializer,
+    EnumFlag,
+    EnumParser,
+    Error,
+    Flag,
+    FlagHolder,
+    FlagNameConflictsWithMethodError,
+    FlagValues,
+    FloatParser,
+    IllegalFlagValueError,
+    IntegerParser,
+    ListParser,
+    ListSerializer,
+    MultiEnumClassFlag,
+    MultiFlag,
+    UnparsedFlagAccessError,
+    UnrecognizedFlagError,
+    ValidationError,
+    WhitespaceSeparatedListParser,
+    adopt_module_key_flags,
+    declare_key_flag,
+    disclaim_key_flags,
+    doc_to_help,
+    flag_dict_to_args,
+    get_help_width,
+    mark_bool_flags_as_mutual_exclusive,
+    mark_flag_as_required,
+    mark_flags_as_mutual_exclusive,
+    mark_flags_as_required,
+    multi_flags_validator,
+    override_value,
+    register_multi_flags_validator,
+    register_validator,
+    set_default,
+    text_wrap,
+    validator,
+)
+
+__all__ = sorted(n for n in dir() if not n.startswith("_") and n != "annotations")
