@@ -42,13 +42,30 @@ def prune(
         for inp in nodes[name].inputs:
             if inp.startswith("^"):
                 src = inp[1:]
+                if _fed_op(nodes, src, feeds):
+                    continue  # a fed op has run (TF: its value comes from the feed)
             elif (inp if ":" in inp else inp + ":0") in feeds:
                 continue
             else:
                 src = split_tensor_name(inp)[0]
             if src not in needed:
                 stack.append(_check(nodes, src, f"Input of {name}"))
-    return order_reads_after_writes([n for n in nodes.values() if n.name in needed])
+    kept = [_without_fed_controls(nodes[n], nodes, feeds) for n in nodes if n in needed]
+    return order_reads_after_writes(kept)
+
+
+def _fed_op(nodes: dict[str, NodeSpec], name: str, feeds: set[str]) -> bool:
+    """True when `name` is a single-output op whose output is fed."""
+    return f"{name}:0" in feeds and name in nodes and len(nodes[name].output_dtypes) == 1
+
+
+def _without_fed_controls(node: NodeSpec, nodes: dict[str, NodeSpec], feeds: set[str]):
+    """`node` without control inputs on fed ops (a copy only when it has some)."""
+    if not feeds or not any(i.startswith("^") and _fed_op(nodes, i[1:], feeds)
+                            for i in node.inputs):
+        return node
+    return node.copy(inputs=[i for i in node.inputs
+                             if not (i.startswith("^") and _fed_op(nodes, i[1:], feeds))])
 
 
 def _check(nodes: dict[str, NodeSpec], name: str, what: str) -> str:
