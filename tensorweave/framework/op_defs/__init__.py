@@ -7,3 +7,10 @@ imports a GraphDef or serves a cluster knows every op. Graph-building wrappers i
 and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
+
+import tensorweave.framework.op_defs.array_more  # noqa: F401
+import tensorweave.framework.op_defs.linalg  # noqa: F401
+import tensorweave.framework.op_defs.scatter_nd  # noqa: F401
+import tensorweave.framework.op_defs.segment  # noqa: F401
+import tensorweave.framework.op_defs.sparse  # noqa: F401
+import tensorweave.framework.op_defs.special_math  # noqa: F401

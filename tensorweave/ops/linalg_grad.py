@@ -1,0 +1,141 @@
+"""Gradients of the linear algebra ops (follows TensorFlow's `linalg_grad.py`).
+
+Not differentiated here (no gradient registered): `Svd` with `compute_uv=True`,
+`Qr` of wide matrices or with `full_matrices`, `Lu`, `MatrixSolveLs`, `MatrixSquareRoot`,
+`MatrixExponential`, `MatrixLogarithm`; those gradient functions raise
+NotImplementedError naming the case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorweave.ops import array_ops, matmul_ops
+from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.linalg_ops import (
+    matrix_inverse,
+    matrix_solve,
+    matrix_triangular_solve,
+    self_adjoint_eig,
+    svd,
+)
+from tensorweave.ops.matrix_ops import (
+    adjoint,
+    matrix_band_part,
+    matrix_diag,
+    matrix_diag_part,
+    matrix_set_diag,
+)
+
+_matmul = matmul_ops.matmul
+
+
+def _scale_matrices(scalars: Any, matrices: Any) -> Any:
+    """`scalars` [...] times `matrices` [..., M, N]."""
+    return array_ops.expand_dims(array_ops.expand_dims(scalars, -1), -1) * matrices
+
+
+@RegisterGradient("MatrixInverse")
+def _matrix_inverse_grad(op: Any, grad: Any) -> Any:
+    ainv = op.outputs[0]
+    return -_matmul(ainv, _matmul(grad, ainv, adjoint_b=True), adjoint_a=True)
+
+
+@RegisterGradient("MatrixDeterminant")
+def _matrix_determinant_grad(op: Any, grad: Any) -> Any:
+    a, c = op.inputs[0], op.outputs[0]
+    return _scale_matrices(grad * c, matrix_inverse(a, adjoint=True))
+
+
+@RegisterGradient("LogMatrixDeterminant")
+def _log_matrix_determinant_grad(op: Any, _: Any, grad_b: Any) -> Any:
+    return _scale_matrices(grad_b, matrix_inverse(op.inputs[0], adjoint=True))
+
+
+@RegisterGradient("Cholesky")
+def _cholesky_grad(op: Any, grad: Any) -> Any:
+    chol = op.outputs[0]
+    ident = array_ops.ones_like(matrix_diag_part(chol))
+    chol_inv = matrix_triangular_solve(chol, matrix_diag(ident))
+    middle = _matmul(chol, grad, adjoint_a=True)
+    middle = matrix_set_diag(middle, 0.5 * matrix_diag_part(middle))
+    middle = matrix_band_part(middle, -1, 0)
+    grad_a = _matmul(_matmul(chol_inv, middle, adjoint_a=True), chol_inv)
+    return 0.5 * (grad_a + adjoint(grad_a))
+
+
+@RegisterGradient("MatrixSolve")
+def _matrix_solve_grad(op: Any, grad: Any) -> Any:
+    a, c = op.inputs[0], op.outputs[0]
+    adj = op.get_attr("adjoint")
+    grad_b = matrix_solve(a, grad, adjoint=not adj)
+    if adj:
+        return -_matmul(c, grad_b, adjoint_b=True), grad_b
+    return -_matmul(grad_b, c, adjoint_b=True), grad_b
+
+
+@RegisterGradient("MatrixTriangularSolve")
+def _matrix_triangular_solve_grad(op: Any, grad: Any) -> Any:
+    a, c = op.inputs[0], op.outputs[0]
+    adj, lower = op.get_attr("adjoint"), op.get_attr("lower")
+    grad_b = matrix_triangular_solve(a, grad, lower=lower, adjoint=not adj)
+    grad_a = -_matmul(c, grad_b, adjoint_b=True) if adj else -_matmul(grad_b, c, adjoint_b=True)
+    grad_a = matrix_band_part(grad_a, -1, 0) if lower else matrix_band_part(grad_a, 0, -1)
+    return grad_a, grad_b
+
+
+def _solve_right_upper(x: Any, r: Any) -> Any:
+    """`x @ inverse(r)` for upper-triangular r."""
+    return adjoint(matrix_triangular_solve(r, adjoint(x), lower=False, adjoint=True))
+
+
+@RegisterGradient("Qr")
+def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
+    a = op.inputs[0]
+    q, r = op.outputs
+    m, n = a.shape.as_list()[-2:] if a.shape.ndims is not None else (None, None)
+    if op.get_attr("full_matrices") or m is None or n is None or m < n:
+        raise NotImplementedError(
+            "The gradient of tf.linalg.qr is implemented for matrices with rows >= columns "
+            "(statically known) and full_matrices=False only"
+        )
+    qdq = _matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - adjoint(qdq)
+    rdr = _matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - adjoint(rdr)
+    tril = matrix_band_part(qdq_ + rdr_, -1, 0)
+    grad_a = _matmul(q, dr + _solve_right_upper(tril, r))
+    grad_b = _solve_right_upper(dq - _matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
+@RegisterGradient("Svd")
+def _svd_grad(op: Any, grad_s: Any, grad_u: Any, grad_v: Any) -> Any:
+    if op.get_attr("compute_uv"):
+        raise NotImplementedError(
+            "The gradient of tf.linalg.svd with compute_uv=True is not implemented; use "
+            "compute_uv=False to differentiate the singular values"
+        )
+    _, u, v = svd(op.inputs[0], full_matrices=False, compute_uv=True)
+    return _matmul(u * array_ops.expand_dims(grad_s, -2), v, adjoint_b=True)
+
+
+@RegisterGradient("SelfAdjointEigV2")
+def _self_adjoint_eig_grad(op: Any, grad_e: Any, grad_v: Any) -> Any:
+    e = op.outputs[0]
+    if op.get_attr("compute_v"):
+        v = op.outputs[1]
+        diff = array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)
+        safe = matrix_set_diag(diff, array_ops.ones_like(e))
+        f = matrix_set_diag(1.0 / safe, array_ops.zeros_like(e))
+        inner = matrix_diag(grad_e) + f * _matmul(v, grad_v, adjoint_a=True)
+    else:
+        _, v = self_adjoint_eig(op.inputs[0])
+        inner = matrix_diag(grad_e)
+    grad_a = _matmul(v, _matmul(inner, v, adjoint_b=True))
+    grad_a = matrix_band_part(grad_a + adjoint(grad_a), -1, 0)
+    return matrix_set_diag(grad_a, 0.5 * matrix_diag_part(grad_a))
+
+
+for _op in ("Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"):
+    no_gradient(_op)
