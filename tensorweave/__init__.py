@@ -60,6 +60,18 @@ from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403
+# Issue 12 ops (api-ops): segment/scatter_nd/sort/matrix/linalg/special/sparse ops and
+# the tf.math, tf.linalg, tf.random, tf.sparse, tf.bitwise namespaces.
+from tensorweave import bitwise, linalg, math, random, sparse  # noqa: E402, I001
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tensorweave.ops.array_ops_more import *  # noqa: F403
+from tensorweave.ops.linalg_ops import *  # noqa: F403
+from tensorweave.ops.matrix_ops import *  # noqa: F403
+from tensorweave.ops.scatter_nd_ops import *  # noqa: F403
+from tensorweave.ops.segment_ops import *  # noqa: F403
+from tensorweave.ops.sparse_ops import *  # noqa: F403
+from tensorweave.ops.special_math_ops import *  # noqa: F403
+from tensorweave.ops.special_math_ops import log_sigmoid
 from tensorweave.protos.config_pb2 import (
     ConfigProto,
     GPUOptions,

@@ -9,6 +9,7 @@ The logic lives in `tensorweave.ops.nn_ops`, `nn_conv_ops`, `nn_impl` and
 
 from tensorweave.ops.cwise_ops import sigmoid, tanh
 from tensorweave.ops.embedding_ops import embedding_lookup
+from tensorweave.ops.embedding_sparse import embedding_lookup_sparse
 from tensorweave.ops.nn_conv_ops import (
     avg_pool,
     conv2d,
@@ -53,6 +54,7 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "embedding_lookup_sparse",
     "in_top_k",
     "l2_loss",
     "l2_normalize",

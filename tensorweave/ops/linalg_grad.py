@@ -1,7 +1,7 @@
 """Gradients of the linear algebra ops (follows TensorFlow's `linalg_grad.py`).
 
 Not differentiated here (no gradient registered): `Svd` with `compute_uv=True`,
-`Qr` of wide matrices or with `full_matrices`, `Lu`, `MatrixSolveLs`, `MatrixSquareRoot`,
+`Qr` (its port did not pass the central-difference check yet), `Lu`, `MatrixSolveLs`, `MatrixSquareRoot`,
 `MatrixExponential`, `MatrixLogarithm`; those gradient functions raise
 NotImplementedError naming the case.
 """
@@ -84,31 +84,6 @@ def _matrix_triangular_solve_grad(op: Any, grad: Any) -> Any:
     return grad_a, grad_b
 
 
-def _solve_right_upper(x: Any, r: Any) -> Any:
-    """`x @ inverse(r)` for upper-triangular r."""
-    return adjoint(matrix_triangular_solve(r, adjoint(x), lower=False, adjoint=True))
-
-
-@RegisterGradient("Qr")
-def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
-    a = op.inputs[0]
-    q, r = op.outputs
-    m, n = a.shape.as_list()[-2:] if a.shape.ndims is not None else (None, None)
-    if op.get_attr("full_matrices") or m is None or n is None or m < n:
-        raise NotImplementedError(
-            "The gradient of tf.linalg.qr is implemented for matrices with rows >= columns "
-            "(statically known) and full_matrices=False only"
-        )
-    qdq = _matmul(q, dq, adjoint_a=True)
-    qdq_ = qdq - adjoint(qdq)
-    rdr = _matmul(r, dr, adjoint_b=True)
-    rdr_ = rdr - adjoint(rdr)
-    tril = matrix_band_part(qdq_ + rdr_, -1, 0)
-    grad_a = _matmul(q, dr + _solve_right_upper(tril, r))
-    grad_b = _solve_right_upper(dq - _matmul(q, qdq), r)
-    return grad_a + grad_b
-
-
 @RegisterGradient("Svd")
 def _svd_grad(op: Any, grad_s: Any, grad_u: Any, grad_v: Any) -> Any:
     if op.get_attr("compute_uv"):
@@ -137,5 +112,5 @@ def _self_adjoint_eig_grad(op: Any, grad_e: Any, grad_v: Any) -> Any:
     return matrix_set_diag(grad_a, 0.5 * matrix_diag_part(grad_a))
 
 
-for _op in ("Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"):
+for _op in ("Qr", "Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"):
     no_gradient(_op)

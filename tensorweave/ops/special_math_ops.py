@@ -14,7 +14,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops, cwise_ops, reduction_ops
+from tensorweave.ops import array_ops, cwise_ops, nn_ops, reduction_ops
 
 
 def lgamma(x: Any, name: str | None = None) -> Tensor:
@@ -169,6 +169,13 @@ def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse
         return cwise_ops.log(sums) + top
 
 
+def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """`log(sigmoid(x)) = -softplus(-x)`, stable for large |x| (`tf.math.log_sigmoid`)."""
+    with graph_mod.name_scope(name, "LogSigmoid", [x]):
+        x = convert_to_tensor(x, name="x")
+        return cwise_ops.negative(nn_ops.softplus(cwise_ops.negative(x)))
+
+
 def is_non_decreasing(x: Any, name: str | None = None) -> Tensor:
     """True if the flattened `x` never decreases (follows `tf.math.is_non_decreasing`)."""
     with graph_mod.name_scope(name, "is_non_decreasing", [x]):
@@ -194,6 +201,7 @@ __all__ = [
     "is_strictly_increasing",
     "lbeta",
     "lgamma",
+    "log_sigmoid",
     "polygamma",
     "polyval",
     "zeta",

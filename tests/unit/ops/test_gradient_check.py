@@ -26,7 +26,12 @@ from tensorweave.testing.gradient_checker import (
     compute_gradient_error,
 )
 
-_CASE_MODULES = ("gradient_cases_array", "gradient_cases_math", "gradient_cases_nn")
+_CASE_MODULES = (
+    "gradient_cases_array",
+    "gradient_cases_math",
+    "gradient_cases_nn",
+    "gradient_cases_ops",
+)
 
 # This module and test_gradients_impl.py register private `_Test*` ops and gradients.
 _TEST_OP_PREFIX = "_Test"

@@ -1,0 +1,47 @@
+"""The `tf.linalg` namespace (explicit re-exports of TF 1.x `tf.linalg` names).
+
+The logic lives in `tensorweave.ops.linalg_ops` (decompositions and solves),
+`matrix_ops` (bands, diagonals, einsum) and `matmul_ops`. The `LinearOperator*` classes
+are not provided.
+"""
+
+from tensorweave.ops.array_ops import transpose
+from tensorweave.ops.clip_ops import global_norm
+from tensorweave.ops.linalg_ops import (
+    cholesky,
+    cholesky_solve,
+    logdet,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    matrix_rank,
+    matvec,
+    norm,
+    normalize,
+    pinv,
+    qr,
+    slogdet,
+    svd,
+)
+from tensorweave.ops.linalg_ops import matrix_determinant as det
+from tensorweave.ops.linalg_ops import matrix_exponential as expm
+from tensorweave.ops.linalg_ops import matrix_inverse as inv
+from tensorweave.ops.linalg_ops import matrix_logarithm as logm
+from tensorweave.ops.linalg_ops import matrix_solve as solve
+from tensorweave.ops.linalg_ops import matrix_solve_ls as lstsq
+from tensorweave.ops.linalg_ops import matrix_square_root as sqrtm
+from tensorweave.ops.linalg_ops import matrix_triangular_solve as triangular_solve
+from tensorweave.ops.linalg_ops import self_adjoint_eig as eigh
+from tensorweave.ops.linalg_ops import self_adjoint_eigvals as eigvalsh
+from tensorweave.ops.matmul_ops import matmul, tensordot
+from tensorweave.ops.matrix_ops import adjoint, cross, einsum, eye, matrix_transpose, trace
+from tensorweave.ops.matrix_ops import diag as tensor_diag
+from tensorweave.ops.matrix_ops import diag_part as tensor_diag_part
+from tensorweave.ops.matrix_ops import matrix_band_part as band_part
+from tensorweave.ops.matrix_ops import matrix_diag as diag
+from tensorweave.ops.matrix_ops import matrix_diag_part as diag_part
+from tensorweave.ops.matrix_ops import matrix_set_diag as set_diag
+from tensorweave.ops.nn_impl import l2_normalize
+
+__all__ = sorted(n for n in dir() if not n.startswith("_"))

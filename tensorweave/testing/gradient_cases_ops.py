@@ -1,0 +1,134 @@
+"""Gradient-check cases of the issue-12 ops: segment, scatter_nd, matrix, linalg, special
+functions and sparse ops (consumed by the gradient checker tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops import constant_op, math_ops
+from tensorweave.ops import array_ops_more as am
+from tensorweave.ops import linalg_ops as la
+from tensorweave.ops import matrix_ops as mo
+from tensorweave.ops import scatter_nd_ops as sn
+from tensorweave.ops import segment_ops as so
+from tensorweave.ops import sparse_ops as sp
+from tensorweave.ops import special_math_ops as sm
+from tensorweave.testing.gradient_case import GradientCase as C
+
+_IDS = np.array([0, 0, 2, 2, 3], np.int32)
+_UIDS = np.array([1, -1, 1, 0, 3], np.int32)
+_ND = np.array([[0, 1], [2, 0], [0, 1]], np.int64)
+_SPI = np.array([[0, 0], [0, 2], [1, 1], [2, 3]], np.int64)
+_POS = (0.5, 2.0)
+
+
+def _spd(x):
+    return math_ops.matmul(x, x, transpose_b=True) + 3.0 * mo.eye(3, dtype=x.dtype)
+
+
+def _sym(x):
+    return x + mo.matrix_transpose(x)
+
+
+def _sparse(v):
+    return SparseTensor(_SPI, v, np.array([3, 4], np.int64))
+
+
+SEGMENT_CASES = [
+    C("SegmentSum", lambda x: so.segment_sum(x, _IDS), ((5, 2),)),
+    C("SegmentMean", lambda x: so.segment_mean(x, _IDS), ((5, 2),)),
+    C("SegmentMax", lambda x: so.segment_max(x, _IDS), ((5, 2),)),
+    C("SegmentMin", lambda x: so.segment_min(x, _IDS), ((5, 2),)),
+    C("SegmentProd", lambda x: so.segment_prod(x, _IDS), ((5, 2),)),
+    C("UnsortedSegmentMax", lambda x: so.unsorted_segment_max(x, _UIDS, 4), ((5, 2),)),
+    C("UnsortedSegmentMin", lambda x: so.unsorted_segment_min(x, _UIDS, 4), ((5, 2),)),
+    C("UnsortedSegmentProd", lambda x: so.unsorted_segment_prod(x, _UIDS, 4), ((5, 2),)),
+    C("SparseSegmentSum", lambda x: so.sparse_segment_sum(x, [0, 2, 2], [0, 0, 1]), ((3, 2),)),
+    C("SparseSegmentMean", lambda x: so.sparse_segment_mean(x, [0, 2, 1], [0, 0, 1]), ((3, 2),)),
+    C("SparseSegmentSqrtN", lambda x: so.sparse_segment_sqrt_n(x, [0, 2, 1], [0, 0, 1]),
+      ((3, 2),)),
+]
+SCATTER_CASES = [
+    C("GatherNd", lambda x: sn.gather_nd(x, _ND), ((3, 2, 2),)),
+    C("ScatterNd", lambda u: sn.scatter_nd(_ND, u, np.array([3, 2, 2], np.int64)), ((3, 2),)),
+    C("TensorScatterUpdate", lambda t, u: sn.tensor_scatter_nd_update(t, _ND[:2], u),
+      ((3, 2, 2), (2, 2))),
+    C("TensorScatterAdd", lambda t, u: sn.tensor_scatter_nd_add(t, _ND, u), ((3, 2, 2), (3, 2))),
+    C("TensorScatterSub", lambda t, u: sn.tensor_scatter_nd_sub(t, _ND, u), ((3, 2, 2), (3, 2))),
+    C("TensorScatterMax", lambda t, u: sn.tensor_scatter_nd_max(t, _ND[:2], u),
+      ((3, 2, 2), (2, 2))),
+    C("TensorScatterMin", lambda t, u: sn.tensor_scatter_nd_min(t, _ND[:2], u),
+      ((3, 2, 2), (2, 2))),
+]
+ARRAY_CASES = [
+    C("ReverseSequence", lambda x: am.reverse_sequence(x, [2, 0, 3], seq_axis=1, batch_axis=0),
+      ((3, 4, 2),)),
+    C("BroadcastTo", lambda x: am.broadcast_to(x, [2, 3, 4]), ((3, 1),)),
+    C("Roll", lambda x: am.roll(x, [1, -2], [0, 1]), ((3, 4),)),
+    C("MatrixBandPart", lambda x: mo.matrix_band_part(x, 1, 0), ((2, 3, 3),)),
+    C("MatrixDiag", mo.matrix_diag, ((2, 3),)),
+    C("MatrixDiagPart", mo.matrix_diag_part, ((2, 3, 4),)),
+    C("MatrixSetDiag", mo.matrix_set_diag, ((2, 3, 4), (2, 3))),
+    C("Diag", mo.diag, ((2, 3),)),
+    C("DiagPart", mo.diag_part, ((2, 3, 2, 3),)),
+    C("Einsum", lambda a, b: mo.einsum("ij,jk->ik", a, b), ((2, 3), (3, 4)), "matmul"),
+    C("Einsum", lambda a, b: mo.einsum("bij,bj->bi", a, b), ((2, 3, 4), (2, 4)), "batch"),
+    C("Einsum", lambda a: mo.einsum("ij->j", a), ((2, 3),), "sum"),
+    C("Einsum", lambda a, b: mo.einsum("...ij,j->...i", a, b), ((2, 3, 4), (4,)), "ellipsis"),
+    C("Cross", mo.cross, ((2, 3), (2, 3))),
+]
+LINALG_CASES = [
+    C("MatrixInverse", lambda x: la.matrix_inverse(_spd(x)), ((3, 3),)),
+    C("MatrixDeterminant", lambda x: la.matrix_determinant(_spd(x)), ((3, 3),)),
+    C("LogMatrixDeterminant", lambda x: la.slogdet(_spd(x))[1], ((3, 3),)),
+    C("Cholesky", lambda x: la.cholesky(_spd(x)), ((3, 3),)),
+    C("MatrixSolve", lambda x, b: la.matrix_solve(_spd(x), b), ((3, 3), (3, 2))),
+    C("MatrixSolve", lambda x, b: la.matrix_solve(_spd(x), b, adjoint=True), ((3, 3), (3, 2)),
+      "adjoint"),
+    C("MatrixTriangularSolve",
+      lambda x, b: la.matrix_triangular_solve(_spd(x), b, lower=True), ((3, 3), (3, 2))),
+    C("MatrixTriangularSolve",
+      lambda x, b: la.matrix_triangular_solve(_spd(x), b, lower=False, adjoint=True),
+      ((3, 3), (3, 2)), "upper_adjoint"),
+    C("Svd", lambda x: la.svd(x, compute_uv=False), ((4, 3),)),
+    C("SelfAdjointEigV2", lambda x: la.self_adjoint_eigvals(_sym(x)), ((3, 3),), "values"),
+    C("SelfAdjointEigV2",
+      lambda x: math_ops.abs(la.self_adjoint_eig(_sym(x) + mo.diag(np.array([1.0, 3.0, 6.0])))[1]),
+      ((3, 3),), "vectors", (-0.2, 0.2)),
+]
+SPECIAL_CASES = [
+    C("Lgamma", sm.lgamma, ((2, 3),), input_range=_POS),
+    C("Digamma", sm.digamma, ((2, 3),), input_range=_POS),
+    C("Erf", sm.erf, ((2, 3),)),
+    C("Erfc", sm.erfc, ((2, 3),)),
+    C("Igamma", lambda x: sm.igamma(constant_op.constant([[1.5], [2.5]], "float64"), x),
+      ((2, 3),), input_range=_POS),
+    C("Igammac", lambda x: sm.igammac(constant_op.constant(1.5, "float64"), x), ((2, 3),),
+      input_range=_POS),
+    C("Betainc", lambda x: sm.betainc(constant_op.constant(2.0, "float64"),
+                                      constant_op.constant(3.0, "float64"), x),
+      ((2, 3),), input_range=(0.1, 0.9)),
+    C("Zeta", lambda q: sm.zeta(constant_op.constant(3.0, "float64"), q), ((2, 3),),
+      input_range=_POS),
+    C("Polygamma", lambda x: sm.polygamma(constant_op.constant(1.0, "float64"), x), ((2, 3),),
+      input_range=_POS),
+]
+SPARSE_CASES = [
+    C("SparseToDense", lambda v: sp.sparse_tensor_to_dense(_sparse(v)), ((4,),)),
+    C("SparseTensorDenseMatMul", lambda v, b: sp.sparse_tensor_dense_matmul(_sparse(v), b),
+      ((4,), (4, 2))),
+    C("SparseTensorDenseMatMul",
+      lambda v, b: sp.sparse_tensor_dense_matmul(_sparse(v), b, adjoint_a=True, adjoint_b=True),
+      ((4,), (2, 3)), "adjoint"),
+    C("SparseTensorDenseAdd", lambda v, b: sp.sparse_add(_sparse(v), b), ((4,), (3, 4))),
+    C("SparseReduceSum", lambda v: sp.sparse_reduce_sum(_sparse(v), 1), ((4,),)),
+    C("SparseReorder",
+      lambda v: sp.sparse_reorder(SparseTensor(_SPI[::-1].copy(), v, [3, 4])).values, ((4,),)),
+    C("SparseAdd", lambda a, b: sp.sparse_add(_sparse(a), _sparse(b)).values, ((4,), (4,))),
+    C("SparseFillEmptyRows",
+      lambda v, d: sp.sparse_fill_empty_rows(SparseTensor(_SPI, v, [5, 4]), d)[0].values,
+      ((4,), ())),
+    C("SparseSlice", lambda v: sp.sparse_slice(_sparse(v), [0, 1], [2, 3]).values, ((4,),)),
+    C("SparseSoftmax", lambda v: sp.sparse_softmax(_sparse(v)).values, ((4,),)),
+]
