@@ -268,8 +268,8 @@ def sparse_split(keyword_required: Any = None, sp_input: Any = None, num_split: 
     out = apply_op("SparseSplit", split_dim=convert_to_tensor(axis, dtypes.int64),
                    indices=sp.indices, values=sp.values, shape=sp.dense_shape,
                    num_split=int(num_split), name=name)
-    n = int(num_split)
-    return [SparseTensor(out[i], out[n + i], out[2 * n + i]) for i in range(n)]
+    indices, values, shapes = out
+    return [SparseTensor(i, v, s) for i, v, s in zip(indices, values, shapes)]
 
 
 def sparse_softmax(sp_input: Any, name: str | None = None) -> SparseTensor:
