@@ -47,4 +47,21 @@ create_rng_state = _tf2_generator_api("create_rng_state")
 fold_in = _tf2_generator_api("fold_in")
 split = _tf2_generator_api("split")
 
-__all__ = sorted(n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any"))
+__all__ = [
+    "Algorithm",
+    "Generator",
+    "categorical",
+    "create_rng_state",
+    "dtypes",
+    "fold_in",
+    "get_global_generator",
+    "get_seed",
+    "multinomial",
+    "normal",
+    "set_global_generator",
+    "set_random_seed",
+    "shuffle",
+    "split",
+    "truncated_normal",
+    "uniform",
+]

@@ -34,4 +34,34 @@ from tensorweave.ops.sparse_ops import sparse_tensor_to_dense as to_dense
 from tensorweave.ops.sparse_ops import sparse_to_indicator as to_indicator
 from tensorweave.ops.sparse_ops import sparse_transpose as transpose
 
-__all__ = sorted(n for n in dir() if not n.startswith("_"))
+__all__ = [
+    "SparseConditionalAccumulator",
+    "SparseTensor",
+    "add",
+    "concat",
+    "fill_empty_rows",
+    "from_dense",
+    "mask",
+    "matmul",
+    "maximum",
+    "minimum",
+    "placeholder",
+    "reduce_max",
+    "reduce_max_sparse",
+    "reduce_sum",
+    "reduce_sum_sparse",
+    "reorder",
+    "reset_shape",
+    "reshape",
+    "retain",
+    "segment_mean",
+    "segment_sqrt_n",
+    "segment_sum",
+    "slice",
+    "softmax",
+    "sparse_dense_matmul",
+    "split",
+    "to_dense",
+    "to_indicator",
+    "transpose",
+]

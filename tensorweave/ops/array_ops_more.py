@@ -31,6 +31,7 @@ def sequence_mask(
       lengths: int `Tensor` [...] of lengths.
       maxlen: int scalar, the size of the new last dimension (default `max(lengths)`).
       dtype: output dtype.
+      name: op name.
 
     Returns:
       `Tensor` [..., maxlen] of `dtype`.
@@ -69,8 +70,13 @@ def reverse_sequence(
     (follows `tf.reverse_sequence`, op `ReverseSequence`).
 
     Args:
-      input: `Tensor` of rank >= 2; seq_lengths: int32/int64 [input.shape[batch_axis]].
-      seq_axis/seq_dim, batch_axis/batch_dim: the axes (TF 1.x accepts either spelling).
+      input: `Tensor` of rank >= 2.
+      seq_lengths: int32/int64 [input.shape[batch_axis]], each <= input.shape[seq_axis].
+      seq_axis: the axis reversed.
+      batch_axis: the batch axis (default 0).
+      name: op name.
+      seq_dim: deprecated spelling of seq_axis.
+      batch_dim: deprecated spelling of batch_axis.
 
     Raises:
       ValueError: for invalid axes; InvalidArgumentError at run time for bad lengths.
@@ -216,8 +222,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
 
     Args:
       *args: 1-D `Tensor`s.
-      indexing: "xy" (Cartesian, default) or "ij" (matrix).
-      name: op name.
+      **kwargs: `indexing`, "xy" (Cartesian, default) or "ij" (matrix); `name`.
 
     Raises:
       TypeError: for unknown keyword arguments; ValueError: for a bad indexing.
@@ -254,8 +259,10 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) 
     """Each element (or slice along `axis`) repeated `repeats` times (follows `tf.repeat`).
 
     Args:
-      input: `Tensor`; repeats: int scalar or 1-D with one count per slice (static);
+      input: `Tensor`.
+      repeats: int scalar or 1-D with one count per slice (statically known).
       axis: the axis (default: the flattened input).
+      name: op name.
 
     Raises:
       ValueError: if `repeats` is not statically known.

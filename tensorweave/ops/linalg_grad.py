@@ -84,15 +84,69 @@ def _matrix_triangular_solve_grad(op: Any, grad: Any) -> Any:
     return grad_a, grad_b
 
 
+def _solve_right_upper(x: Any, r: Any) -> Any:
+    """`x @ adjoint(inverse(r))` for upper-triangular r (TensorFlow's `_TriangularSolve`)."""
+    return adjoint(matrix_triangular_solve(r, adjoint(x), lower=False, adjoint=False))
+
+
+@RegisterGradient("Qr")
+def _qr_grad(op: Any, dq: Any, dr: Any) -> Any:
+    a = op.inputs[0]
+    q, r = op.outputs
+    m, n = a.shape.as_list()[-2:] if a.shape.ndims is not None else (None, None)
+    if op.get_attr("full_matrices") or m is None or n is None or m < n:
+        raise NotImplementedError(
+            "The gradient of tf.linalg.qr is implemented for matrices with rows >= columns "
+            "(statically known) and full_matrices=False only"
+        )
+    # r's strictly lower triangle is constant zero: only its upper part carries gradient.
+    dr = matrix_band_part(dr, 0, -1)
+    qdq = _matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - adjoint(qdq)
+    rdr = _matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - adjoint(rdr)
+    tril = matrix_band_part(qdq_ + rdr_, -1, 0)
+    grad_a = _matmul(q, dr + _solve_right_upper(tril, r))
+    grad_b = _solve_right_upper(dq - _matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
 @RegisterGradient("Svd")
 def _svd_grad(op: Any, grad_s: Any, grad_u: Any, grad_v: Any) -> Any:
-    if op.get_attr("compute_uv"):
+    a = op.inputs[0]
+    if not op.get_attr("compute_uv"):
+        _, u, v = svd(a, full_matrices=False, compute_uv=True)
+        return _matmul(u * array_ops.expand_dims(grad_s, -2), v, adjoint_b=True)
+    if a.shape.ndims is None or None in a.shape.as_list()[-2:]:
         raise NotImplementedError(
-            "The gradient of tf.linalg.svd with compute_uv=True is not implemented; use "
-            "compute_uv=False to differentiate the singular values"
+            "The gradient of tf.linalg.svd needs statically known matrix dimensions"
         )
-    _, u, v = svd(op.inputs[0], full_matrices=False, compute_uv=True)
-    return _matmul(u * array_ops.expand_dims(grad_s, -2), v, adjoint_b=True)
+    m, n = a.shape.as_list()[-2:]
+    s, u, v = op.outputs
+    use_adjoint = m > n
+    if use_adjoint:
+        # Differentiate A^H = V S U^H instead, and take the adjoint at the end.
+        m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
+    full = op.get_attr("full_matrices")
+    s_mat = matrix_diag(s)
+    s2 = s * s
+    diff = array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)
+    f = matrix_set_diag(1.0 / matrix_set_diag(diff, array_ops.ones_like(s)),
+                        array_ops.zeros_like(s))
+    v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    f_u = f * _matmul(u, grad_u, adjoint_a=True)
+    f_v = f * _matmul(v1, grad_v1, adjoint_a=True)
+    inner = (matrix_diag(grad_s) + _matmul(f_u + adjoint(f_u), s_mat)
+             + _matmul(s_mat, f_v + adjoint(f_v)))
+    grad_a = _matmul(u, _matmul(inner, v1, adjoint_b=True))
+    if m != n:
+        gv1t = adjoint(grad_v1)
+        term = gv1t - _matmul(_matmul(gv1t, v1), v1, adjoint_b=True)
+        if full:
+            v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
+            term = term - _matmul(_matmul(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True)
+        grad_a = grad_a + _matmul(u * array_ops.expand_dims(1.0 / s, -2), term)
+    return adjoint(grad_a) if use_adjoint else grad_a
 
 
 @RegisterGradient("SelfAdjointEigV2")
@@ -112,5 +166,7 @@ def _self_adjoint_eig_grad(op: Any, grad_e: Any, grad_v: Any) -> Any:
     return matrix_set_diag(grad_a, 0.5 * matrix_diag_part(grad_a))
 
 
-for _op in ("Qr", "Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"):
+for _op in (
+    "Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"
+):
     no_gradient(_op)

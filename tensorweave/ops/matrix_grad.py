@@ -14,7 +14,6 @@ from tensorweave.ops.matrix_ops import (
     diag_part,
     einsum,
     matrix_band_part,
-    matrix_diag,
     matrix_diag_part,
     matrix_set_diag,
 )

@@ -23,8 +23,9 @@ def matrix_band_part(input: Any, num_lower: Any, num_upper: Any, name: str | Non
 
     Args:
       input: `Tensor` [..., M, N].
-      num_lower, num_upper: int64 scalars; the number of sub-/super-diagonals kept
-        (negative keeps the whole triangle).
+      num_lower: int64 scalar, the number of sub-diagonals kept (negative: all).
+      num_upper: int64 scalar, the number of super-diagonals kept (negative: all).
+      name: op name.
 
     Returns:
       `Tensor` of `input`'s shape and dtype.
@@ -120,9 +121,11 @@ def eye(
     """Identity matrices [*batch_shape, num_rows, num_columns] (follows `tf.eye`).
 
     Args:
-      num_rows, num_columns: int scalars (num_columns defaults to num_rows).
+      num_rows: int scalar.
+      num_columns: int scalar (default num_rows).
       batch_shape: optional list or 1-D int32 `Tensor` of leading dimensions.
       dtype: element type.
+      name: op name.
     """
     with graph_mod.name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
         dtype = dtypes.as_dtype(dtype)
@@ -149,7 +152,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
       equation: e.g. `"ij,jk->ik"`; `...` for broadcast dimensions; an implicit output
         (no `->`) lists the labels used once, in alphabetical order (NumPy's rule).
       *inputs: the operand `Tensor`s, one dtype.
-      name: op name (keyword).
+      **kwargs: `name` (op name); `optimize` is accepted and ignored.
 
     Raises:
       ValueError: for a wrong number of inputs or inconsistent dimensions.

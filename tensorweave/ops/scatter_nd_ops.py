@@ -25,6 +25,7 @@ def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: in
     Args:
       params: `Tensor` of any dtype.
       indices: int32/int64 `Tensor` [..., r] with r <= rank(params).
+      name: op name.
       batch_dims: only 0 is supported.
 
     Returns:
@@ -47,6 +48,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
       indices: int32/int64 `Tensor` [..., r].
       updates: `Tensor` [indices.shape[:-1] + shape[r:]].
       shape: 1-D int `Tensor` of indices' dtype, the output shape.
+      name: op name.
 
     Raises:
       ValueError: for statically inconsistent shapes.
@@ -106,7 +108,10 @@ def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
 
     Args:
       ref: a `Variable` (reference tensor) [d0, ...].
-      indices: int32/int64 `Tensor` of rows; updates: `Tensor` [indices.shape + ref.shape[1:]].
+      indices: int32/int64 `Tensor` of rows.
+      updates: `Tensor` [indices.shape + ref.shape[1:]].
+      use_locking: accepted for TensorFlow compatibility (updates are atomic here).
+      name: op name.
 
     Returns:
       the variable's reference after the update.

@@ -18,7 +18,13 @@ from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
 
-_DOC = """{what} along segments of `data` (follows `tf.math.{name}`).
+
+def _segment(op_type: str, data: Any, segment_ids: Any, name: Any) -> Tensor:
+    return apply_op(op_type, data=data, segment_ids=segment_ids, name=name)
+
+
+def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Sums of the rows of `data` per segment (follows `tf.math.segment_sum`, op `SegmentSum`).
 
     Args:
       data: numeric `Tensor` [d0, ...].
@@ -26,45 +32,80 @@ _DOC = """{what} along segments of `data` (follows `tf.math.{name}`).
       name: op name.
 
     Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype; {empty}.
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
 
     Raises:
       InvalidArgumentError: at run time, for unsorted or negative ids.
     """
-
-
-def _segment(op_type: str, data: Any, segment_ids: Any, name: Any) -> Tensor:
-    return apply_op(op_type, data=data, segment_ids=segment_ids, name=name)
-
-
-def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
     return _segment("SegmentSum", data, segment_ids, name)
 
 
 def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Means of the rows of `data` per segment (follows `tf.math.segment_mean`, op `SegmentMean`).
+
+    Args:
+      data: numeric `Tensor` [d0, ...].
+      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
+      name: op name.
+
+    Returns:
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
+
+    Raises:
+      InvalidArgumentError: at run time, for unsorted or negative ids.
+    """
     return _segment("SegmentMean", data, segment_ids, name)
 
 
 def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Products of the rows of `data` per segment (follows `tf.math.segment_prod`, op `SegmentProd`).
+
+    Args:
+      data: numeric `Tensor` [d0, ...].
+      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
+      name: op name.
+
+    Returns:
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 1).
+
+    Raises:
+      InvalidArgumentError: at run time, for unsorted or negative ids.
+    """
     return _segment("SegmentProd", data, segment_ids, name)
 
 
 def segment_max(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Maxima of the rows of `data` per segment (follows `tf.math.segment_max`, op `SegmentMax`).
+
+    Args:
+      data: numeric `Tensor` [d0, ...].
+      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
+      name: op name.
+
+    Returns:
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
+
+    Raises:
+      InvalidArgumentError: at run time, for unsorted or negative ids.
+    """
     return _segment("SegmentMax", data, segment_ids, name)
 
 
 def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Minima of the rows of `data` per segment (follows `tf.math.segment_min`, op `SegmentMin`).
+
+    Args:
+      data: numeric `Tensor` [d0, ...].
+      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
+      name: op name.
+
+    Returns:
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
+
+    Raises:
+      InvalidArgumentError: at run time, for unsorted or negative ids.
+    """
     return _segment("SegmentMin", data, segment_ids, name)
-
-
-for _fn, _what, _empty in (
-    (segment_sum, "Sums", "empty segments are 0"),
-    (segment_mean, "Means", "empty segments are 0"),
-    (segment_prod, "Products", "empty segments are 1"),
-    (segment_max, "Maxima", "empty segments are 0"),
-    (segment_min, "Minima", "empty segments are 0"),
-):
-    _fn.__doc__ = _DOC.format(what=_what, name=_fn.__name__, empty=_empty)
 
 
 def _unsorted(op_type: str, data: Any, segment_ids: Any, num_segments: Any, name: Any):
@@ -81,6 +122,7 @@ def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any, name: s
       data: real `Tensor` whose leading dims match `segment_ids`'s shape.
       segment_ids: int32/int64 `Tensor`, values < `num_segments`.
       num_segments: int scalar.
+      name: op name.
 
     Raises:
       InvalidArgumentError: at run time, for ids >= num_segments.
@@ -118,7 +160,9 @@ def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: 
 
     Args:
       data: float `Tensor` whose leading dims match `segment_ids`'s shape.
-      segment_ids: int32/int64 `Tensor`; num_segments: int scalar.
+      segment_ids: int32/int64 `Tensor`.
+      num_segments: int scalar.
+      name: op name.
     """
     with graph_mod.name_scope(name, "UnsortedSegmentMean", [data, segment_ids]):
         data = convert_to_tensor(data, name="data")
@@ -145,9 +189,12 @@ def sparse_segment_sum(
     """`segment_sum(gather(data, indices), segment_ids)` (follows `tf.sparse.segment_sum`).
 
     Args:
-      data: `Tensor` [d0, ...]; indices: int `Tensor` [k] of rows of `data`;
-      segment_ids: sorted int `Tensor` [k]; num_segments: optional int scalar (then the
-        composition with `unsorted_segment_sum` is used, as TensorFlow does).
+      data: `Tensor` [d0, ...].
+      indices: int `Tensor` [k] of rows of `data`.
+      segment_ids: sorted int `Tensor` [k].
+      name: op name.
+      num_segments: optional int scalar (then the composition with
+        `unsorted_segment_sum` is used, as TensorFlow does).
     """
     if num_segments is not None:
         with graph_mod.name_scope(name, "SparseSegmentSum", [data, indices]):
@@ -198,8 +245,10 @@ def bincount(
     Args:
       arr: int32 `Tensor` of non-negative values.
       weights: optional `Tensor` of `arr`'s shape; bins then sum the weights.
-      minlength, maxlength: bounds of the output length (default `max(arr) + 1`).
+      minlength: lower bound of the output length (default `max(arr) + 1`).
+      maxlength: upper bound of the output length.
       dtype: output dtype when `weights` is None.
+      name: op name.
 
     Returns:
       1-D `Tensor` [max(max(arr) + 1, minlength) capped at maxlength].

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import array_ops_more as am
+from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import matrix_ops as mo
 from tensorweave.ops import scatter_nd_ops as sn
@@ -29,6 +29,14 @@ def _spd(x):
 
 def _sym(x):
     return x + mo.matrix_transpose(x)
+
+
+def _svd_uv(x, full):
+    """A sign-invariant function of u and v (column pairs may flip together): the
+    product u diag(s**2) v^T, whose gradient flows through u, s and v."""
+    s, u, v = la.svd(x, full_matrices=full)
+    k = min(x.shape.as_list())
+    return math_ops.matmul(u[:, :k] * (s * s), v[:, :k], transpose_b=True)
 
 
 def _sparse(v):
@@ -91,7 +99,18 @@ LINALG_CASES = [
     C("MatrixTriangularSolve",
       lambda x, b: la.matrix_triangular_solve(_spd(x), b, lower=False, adjoint=True),
       ((3, 3), (3, 2)), "upper_adjoint"),
+    C("Qr", lambda x: la.qr(x)[0], ((4, 3),), "q"),
+    C("Qr", lambda x: la.qr(x)[1], ((4, 3),), "r"),
+    C("Qr", lambda x: la.qr(x)[0], ((3, 3),), "square_q"),
     C("Svd", lambda x: la.svd(x, compute_uv=False), ((4, 3),)),
+    C("Svd", lambda x: _svd_uv(x, False), ((3, 3),), "uv_square"),
+    C("Svd", lambda x: _svd_uv(x, False), ((4, 3),), "uv_tall"),
+    C("Svd", lambda x: _svd_uv(x, False), ((3, 4),), "uv_wide"),
+    C("Svd", lambda x: _svd_uv(x, True), ((3, 4),), "uv_wide_full"),
+    C("Svd", lambda x: la.svd(x)[0], ((3, 3),), "s_with_uv"),
+    C("Svd", lambda x: math_ops.abs(la.svd(x, full_matrices=True)[2][:, 3:]), ((3, 4),),
+      "null_space_v"),
+    C("Svd", lambda x: math_ops.abs(la.svd(x)[1]), ((4, 3),), "abs_u_tall"),
     C("SelfAdjointEigV2", lambda x: la.self_adjoint_eigvals(_sym(x)), ((3, 3),), "values"),
     C("SelfAdjointEigV2",
       lambda x: math_ops.abs(la.self_adjoint_eig(_sym(x) + mo.diag(np.array([1.0, 3.0, 6.0])))[1]),

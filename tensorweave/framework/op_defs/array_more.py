@@ -12,10 +12,10 @@ from typing import Any
 from tensorweave.framework.op_def import register_op
 from tensorweave.framework.op_defs._types import INTEGERS, REAL_NUMBER
 from tensorweave.framework.shape_inference import (
-    static_shape_value,
     merge_shapes,
     op_error,
     static_int,
+    static_shape_value,
     with_rank,
     with_rank_at_least,
 )
