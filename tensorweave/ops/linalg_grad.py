@@ -1,9 +1,8 @@
 """Gradients of the linear algebra ops (follows TensorFlow's `linalg_grad.py`).
 
-Not differentiated here (no gradient registered): `Svd` with `compute_uv=True`,
-`Qr` (its port did not pass the central-difference check yet), `Lu`, `MatrixSolveLs`, `MatrixSquareRoot`,
-`MatrixExponential`, `MatrixLogarithm`; those gradient functions raise
-NotImplementedError naming the case.
+`Svd` needs static matrix dimensions and `Qr` rows >= columns without `full_matrices`
+(as in TensorFlow; NotImplementedError otherwise). `Lu`, `MatrixSolveLs`,
+`MatrixSquareRoot`, `MatrixExponential` and `MatrixLogarithm` have no gradient here.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
 
 
 def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Products of the rows of `data` per segment (follows `tf.math.segment_prod`, op `SegmentProd`).
+    """Products of the rows of `data` per segment (`tf.math.segment_prod`, op `SegmentProd`).
 
     Args:
       data: numeric `Tensor` [d0, ...].
