@@ -43,6 +43,7 @@ from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
 from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401
 from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
+from tensorweave.ops.array_ops_misc import *  # noqa: F403
 from tensorweave.ops.array_ops_more import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403

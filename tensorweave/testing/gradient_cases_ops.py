@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops import array_ops_misc as ma
 from tensorweave.ops import array_ops_more as am
 from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
@@ -150,4 +152,21 @@ SPARSE_CASES = [
       ((4,), ())),
     C("SparseSlice", lambda v: sp.sparse_slice(_sparse(v), [0, 1], [2, 3]).values, ((4,),)),
     C("SparseSoftmax", lambda v: sp.sparse_softmax(_sparse(v)).values, ((4,),)),
+]
+
+MISC_CASES = [
+    C("SelectV2", lambda x, y: ma.where_v2([[True], [False]], x, y), ((2, 3), (3,))),
+    C("DynamicPartition", lambda x: ma.dynamic_partition(x, [1, 0, 1, 2], 3)[1], ((4, 2),)),
+    C("EnsureShape", lambda x: ma.ensure_shape(x, [None, 3]), ((2, 3),)),
+    C("GuaranteeConst", ma.guarantee_const, ((2, 3),)),
+    C("SpaceToDepth", lambda x: ma.space_to_depth(x, 2), ((1, 4, 2, 3),)),
+    C("DepthToSpace", lambda x: ma.depth_to_space(x, 2), ((1, 2, 1, 8),)),
+    C("SpaceToBatchND", lambda x: ma.space_to_batch_nd(x, [2, 2], [[0, 1], [1, 1]]),
+      ((1, 3, 2, 1),)),
+    C("BatchToSpaceND", lambda x: ma.batch_to_space_nd(x, [2, 2], [[0, 1], [1, 0]]),
+      ((4, 2, 2, 1),)),
+    C("SpaceToBatch", lambda x: apply_op("SpaceToBatch", input=x, paddings=[[1, 0], [0, 1]],
+                                         block_size=2), ((1, 3, 3, 2),)),
+    C("BatchToSpace", lambda x: apply_op("BatchToSpace", input=x, crops=[[1, 0], [0, 1]],
+                                         block_size=2), ((4, 2, 2, 1),)),
 ]

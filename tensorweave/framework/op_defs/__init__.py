@@ -8,6 +8,7 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
 
+import tensorweave.framework.op_defs.array_misc  # noqa: F401
 import tensorweave.framework.op_defs.array_more  # noqa: F401
 import tensorweave.framework.op_defs.linalg  # noqa: F401
 import tensorweave.framework.op_defs.scatter_nd  # noqa: F401

@@ -118,10 +118,11 @@ def _cross_shape(op: Any) -> list[TensorShape]:
     return [merge_shapes(op, a, op.inputs[1].shape)]
 
 
-def _binary_same(op: Any) -> list[TensorShape]:
-    x, y = op.inputs[0].shape, op.inputs[1].shape
+def broadcast_static(op: Any, x: TensorShape, y: TensorShape) -> TensorShape:
+    """The NumPy broadcast of two static shapes (unknown dims stay unknown unless paired
+    with a known dim > 1); ValueError in TensorFlow's words for incompatible dims."""
     if x.ndims is None or y.ndims is None:
-        return [unknown_shape()]
+        return unknown_shape()
     rank = max(x.ndims, y.ndims)
     xs = [1] * (rank - x.ndims) + x.as_list()
     ys = [1] * (rank - y.ndims) + y.as_list()
@@ -133,7 +134,11 @@ def _binary_same(op: Any) -> list[TensorShape]:
             dims.append(a)
         else:
             raise op_error(op, f"Dimensions must be equal, but are {a} and {b}")
-    return [TensorShape(dims)]
+    return TensorShape(dims)
+
+
+def _binary_same(op: Any) -> list[TensorShape]:
+    return [broadcast_static(op, op.inputs[0].shape, op.inputs[1].shape)]
 
 
 register_op(
