@@ -45,6 +45,7 @@ from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.array_ops_misc import *  # noqa: F403
 from tensorweave.ops.array_ops_more import *  # noqa: F403
+from tensorweave.ops.complex_ops import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403

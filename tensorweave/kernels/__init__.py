@@ -5,6 +5,7 @@ from tensorweave.kernels import (  # noqa: F401
     array_kernels_index,
     array_misc_kernels,
     array_more_kernels,
+    complex_fft_kernels,
     control_flow_kernels,
     data_flow_kernels,
     io_kernels,

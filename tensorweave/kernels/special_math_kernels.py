@@ -219,3 +219,118 @@ register_compute("Igammac")(_elementwise(_igammac))
 register_compute("Zeta")(_elementwise(_zeta))
 register_compute("Polygamma")(_elementwise(_polygamma))
 register_compute("Betainc")(_elementwise(_betainc))
+
+
+# Acklam's rational approximation of the normal quantile, refined by Newton steps.
+_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+             1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+             6.680131188771972e01, -1.328068155288572e01, 1.0)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+             -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
+             3.754408661907416e00, 1.0)
+
+
+def _horner(coefs: tuple[float, ...], x: float) -> float:
+    acc = 0.0
+    for c in coefs:
+        acc = acc * x + c
+    return acc
+
+
+def _ndtri(p: float) -> float:
+    """The standard normal quantile: x with Phi(x) = p."""
+    if math.isnan(p) or p < 0 or p > 1:
+        return math.nan
+    if p == 0:
+        return -math.inf
+    if p == 1:
+        return math.inf
+    if p > 0.5:
+        return -_ndtri(1.0 - p)
+    if p < 0.02425:
+        q = math.sqrt(-2.0 * math.log(p))
+        x = _horner(_ACKLAM_C, q) / _horner(_ACKLAM_D, q)
+    else:
+        q = p - 0.5
+        x = q * _horner(_ACKLAM_A, q * q) / _horner(_ACKLAM_B, q * q)
+    for _ in range(2):
+        err = 0.5 * math.erfc(-x / math.sqrt(2.0)) - p
+        u = err * math.sqrt(2.0 * math.pi) * math.exp(0.5 * x * x)
+        x -= u / (1.0 + 0.5 * x * u)
+    return x
+
+
+def _erfinv(y: float) -> float:
+    """X with erf(x) = y, by Newton steps on erf (erfc near +-1)."""
+    if math.isnan(y) or abs(y) > 1:
+        return math.nan
+    if abs(y) == 1:
+        return math.copysign(math.inf, y)
+    if y < 0:
+        return -_erfinv(-y)
+    if y < 0.5:
+        x = math.sqrt(math.pi) / 2 * (y + math.pi * y**3 / 12)
+        for _ in range(4):
+            x -= (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        return x
+    x = _ndtri((y + 1.0) / 2.0) / math.sqrt(2.0)
+    for _ in range(3):
+        x -= ((1.0 - y) - math.erfc(x)) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _bessel_scaled(nu: int, x: float) -> float:
+    """exp(-|x|) I_nu(|x|) for nu in {0, 1}: power series, or the asymptotic series."""
+    ax = abs(x)
+    if ax <= 30.0:
+        term = (ax / 2.0) ** nu / math.factorial(nu)
+        total, k = term, 0
+        while term > total * 1e-17:
+            k += 1
+            term *= (ax / 2.0) ** 2 / (k * (k + nu))
+            total += term
+        return total * math.exp(-ax)
+    total, term, mu = 1.0, 1.0, 4.0 * nu * nu
+    for k in range(1, 40):
+        term *= -(mu - (2 * k - 1) ** 2) / (k * 8.0 * ax)
+        total += term
+        if abs(term) < 1e-17:
+            break
+    return total / math.sqrt(2.0 * math.pi * ax)
+
+
+def _bessel_i0e(x: float) -> float:
+    return x if math.isnan(x) else _bessel_scaled(0, x)
+
+
+def _bessel_i1e(x: float) -> float:
+    return x if math.isnan(x) else math.copysign(_bessel_scaled(1, x), x)
+
+
+def _bessel_i0(x: float) -> float:
+    if math.isnan(x):
+        return x
+    return math.inf if abs(x) > 713.0 else _bessel_scaled(0, x) * math.exp(abs(x))
+
+
+def _bessel_i1(x: float) -> float:
+    if math.isnan(x):
+        return x
+    if abs(x) > 713.0:
+        return math.copysign(math.inf, x)
+    return math.copysign(_bessel_scaled(1, x) * math.exp(abs(x)), x)
+
+
+register_compute("Ndtri")(_elementwise(_ndtri))
+register_compute("Erfinv")(_elementwise(_erfinv))
+register_compute("BesselI0")(_elementwise(_bessel_i0))
+register_compute("BesselI1")(_elementwise(_bessel_i1))
+register_compute("BesselI0e")(_elementwise(_bessel_i0e))
+register_compute("BesselI1e")(_elementwise(_bessel_i1e))
+
+
+@register_compute("NextAfter")
+def _next_after(ctx: Any, x1: Any, x2: Any) -> Any:
+    return np.nextafter(x1, x2)

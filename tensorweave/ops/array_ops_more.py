@@ -20,6 +20,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import array_ops, constant_op, cwise_ops, reduction_ops
 from tensorweave.ops.nn_ops import top_k
+from tensorweave.ops.scatter_nd_ops import scatter_nd
 
 
 def sequence_mask(
@@ -298,11 +299,80 @@ def parallel_stack(values: Any, name: str = "parallel_stack") -> Tensor:
     return array_ops.stack(values, name=name)
 
 
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None,
+                     dtype: Any = dtypes.int32, name: str | None = None,
+                     weights: Any = None) -> Tensor:
+    """The [num_classes, num_classes] matrix counting (label, prediction) pairs, rows
+    indexed by label (follows `tf.math.confusion_matrix`).
+
+    Args:
+      labels: 1-D int `Tensor` of true classes.
+      predictions: 1-D int `Tensor` of predicted classes, same length.
+      num_classes: number of classes (default: 1 + the largest label or prediction).
+      dtype: output dtype.
+      name: op name.
+      weights: optional 1-D `Tensor`: each pair adds its weight instead of 1.
+    """
+    with graph_mod.name_scope(name, "confusion_matrix", [labels, predictions, weights]):
+        labels = cwise_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
+        predictions = cwise_ops.cast(convert_to_tensor(predictions, name="predictions"),
+                                     dtypes.int64)
+        if num_classes is None:
+            n = cwise_ops.maximum(reduction_ops.reduce_max(predictions),
+                                  reduction_ops.reduce_max(labels)) + 1
+        else:
+            n = cwise_ops.cast(convert_to_tensor(num_classes), dtypes.int64)
+        indices = array_ops.stack([labels, predictions], axis=1)
+        if weights is None:
+            values = array_ops.ones_like(predictions, dtype=dtype)
+        else:
+            values = cwise_ops.cast(convert_to_tensor(weights, name="weights"), dtype)
+        shape = array_ops.stack([n, n])
+        return scatter_nd(indices, values, shape)
+
+
+def _approx_k(operand: Any, k: int, reduction_dimension: int, largest: bool, name: Any):
+    with graph_mod.name_scope(name, "ApproxTopK", [operand]):
+        x = convert_to_tensor(operand, name="operand")
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("approx_max_k needs an operand of known rank")
+        axis = reduction_dimension % rank
+        perm = None
+        if axis != rank - 1:
+            perm = list(range(rank))
+            perm[axis], perm[-1] = rank - 1, axis
+            x = array_ops.transpose(x, perm)
+        values, indices = top_k(x if largest else cwise_ops.negative(x), k)
+        if not largest:
+            values = cwise_ops.negative(values)
+        if perm is not None:
+            values, indices = array_ops.transpose(values, perm), array_ops.transpose(indices, perm)
+        return values, indices
+
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: str | None = None):
+    """`(values, indices)` of the `k` largest entries along `reduction_dimension` (follows
+    `tf.math.approx_max_k`; computed exactly here, so the recall is 1)."""
+    return _approx_k(operand, k, reduction_dimension, True, name)
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: str | None = None):
+    """`(values, indices)` of the `k` smallest entries along `reduction_dimension`
+    (follows `tf.math.approx_min_k`; computed exactly here)."""
+    return _approx_k(operand, k, reduction_dimension, False, name)
+
+
 __all__ = [
     "argsort",
     "broadcast_dynamic_shape",
     "broadcast_static_shape",
     "broadcast_to",
+    "confusion_matrix",
     "identity_n",
     "lin_space",
     "linspace",

@@ -9,9 +9,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
-from tensorweave.ops.gradients_impl import RegisterGradient
-from tensorweave.ops.special_math_ops import digamma, lgamma, polygamma, zeta
+from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.special_math_ops import (
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    digamma,
+    lgamma,
+    polygamma,
+    zeta,
+)
 
 
 def _reduce_to(grad: Any, x: Any, other: Any) -> Any:
@@ -88,3 +99,53 @@ def _polygamma_grad(op: Any, grad: Any) -> Any:
     n, x = op.inputs
     partial_x = polygamma(n + array_ops.ones_like(n), x)
     return None, _reduce_to(grad * partial_x, x, n)
+
+
+@RegisterGradient("Erfinv")
+def _erfinv_grad(op: Any, grad: Any) -> Any:
+    y = op.outputs[0]
+    half_root_pi = cwise_ops.cast(math.sqrt(math.pi) / 2, grad.dtype)
+    return grad * half_root_pi * cwise_ops.exp(cwise_ops.square(y))
+
+
+@RegisterGradient("Ndtri")
+def _ndtri_grad(op: Any, grad: Any) -> Any:
+    y = op.outputs[0]
+    root_two_pi = cwise_ops.cast(math.sqrt(2 * math.pi), grad.dtype)
+    return grad * root_two_pi * cwise_ops.exp(cwise_ops.square(y) / 2.0)
+
+
+@RegisterGradient("BesselI0")
+def _bessel_i0_grad(op: Any, grad: Any) -> Any:
+    return grad * bessel_i1(op.inputs[0])
+
+
+@RegisterGradient("BesselI0e")
+def _bessel_i0e_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]
+    return grad * (bessel_i1e(x) - cwise_ops.sign(x) * y)
+
+
+def _safe_x(x: Any) -> tuple[Any, Any]:
+    tiny = cwise_ops.cast(np.finfo(x.dtype.as_numpy_dtype).tiny, x.dtype)
+    not_tiny = cwise_ops.greater(cwise_ops.abs(x), tiny)
+    return not_tiny, array_ops.where(not_tiny, x, tiny + array_ops.zeros_like(x))
+
+
+@RegisterGradient("BesselI1")
+def _bessel_i1_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]
+    not_tiny, safe = _safe_x(x)
+    dy_dx = bessel_i0(safe) - y / safe
+    return grad * array_ops.where(not_tiny, dy_dx, 0.5 + array_ops.zeros_like(x))
+
+
+@RegisterGradient("BesselI1e")
+def _bessel_i1e_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]
+    not_tiny, safe = _safe_x(x)
+    dy_dx = bessel_i0e(safe) - y * (cwise_ops.sign(safe) + 1.0 / safe)
+    return grad * array_ops.where(not_tiny, dy_dx, 0.5 + array_ops.zeros_like(x))
+
+
+no_gradient("NextAfter")

@@ -1,6 +1,6 @@
 """Special functions and other math compositions (follows TF 1.x `tf.math.lgamma`,
 `digamma`, `erf`, `erfc`, `betainc`, `igamma`, `igammac`, `zeta`, `polygamma`, `lbeta`,
-`polyval`, `xlogy`, `xdivy`, `reduce_std`, ...).
+`polyval`, `xlogy`, `xdivy`, `reduce_std`, `erfinv`, `ndtri`, `bessel_i0`, ...).
 
 Element-wise ops broadcast like the binary math ops; float inputs (float16/32/64).
 """
@@ -35,6 +35,49 @@ def erf(x: Any, name: str | None = None) -> Tensor:
 def erfc(x: Any, name: str | None = None) -> Tensor:
     """`1 - erf(x)`, computed without cancellation (op `Erfc`)."""
     return apply_op("Erfc", x=x, name=name)
+
+
+def erfinv(x: Any, name: str | None = None) -> Tensor:
+    """The inverse error function on (-1, 1) (op `Erfinv`)."""
+    return apply_op("Erfinv", x=x, name=name)
+
+
+def ndtri(x: Any, name: str | None = None) -> Tensor:
+    """The standard normal quantile function on (0, 1) (op `Ndtri`)."""
+    return apply_op("Ndtri", x=x, name=name)
+
+
+def erfcinv(x: Any, name: str | None = None) -> Tensor:
+    """The inverse of erfc on (0, 2): `-ndtri(x / 2) / sqrt(2)` (follows
+    `tf.math.erfcinv`)."""
+    with graph_mod.name_scope(name, "erfcinv", [x]):
+        x = convert_to_tensor(x, name="x")
+        return -ndtri(0.5 * x) * (2.0**-0.5)
+
+
+def bessel_i0(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0 (op `BesselI0`)."""
+    return apply_op("BesselI0", x=x, name=name)
+
+
+def bessel_i1(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 1 (op `BesselI1`)."""
+    return apply_op("BesselI1", x=x, name=name)
+
+
+def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
+    """`exp(-|x|) * bessel_i0(x)`, without overflow (op `BesselI0e`)."""
+    return apply_op("BesselI0e", x=x, name=name)
+
+
+def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
+    """`exp(-|x|) * bessel_i1(x)`, without overflow (op `BesselI1e`)."""
+    return apply_op("BesselI1e", x=x, name=name)
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
+    """The next representable value after `x1` towards `x2` (op `NextAfter`)."""
+    return apply_op("NextAfter", x1=x1, x2=x2, name=name)
 
 
 def igamma(a: Any, x: Any, name: str | None = None) -> Tensor:
@@ -192,9 +235,15 @@ def is_strictly_increasing(x: Any, name: str | None = None) -> Tensor:
 
 __all__ = [
     "betainc",
+    "bessel_i0",
+    "bessel_i0e",
+    "bessel_i1",
+    "bessel_i1e",
     "digamma",
     "erf",
     "erfc",
+    "erfcinv",
+    "erfinv",
     "igamma",
     "igammac",
     "is_non_decreasing",
@@ -202,6 +251,8 @@ __all__ = [
     "lbeta",
     "lgamma",
     "log_sigmoid",
+    "ndtri",
+    "nextafter",
     "polygamma",
     "polyval",
     "zeta",

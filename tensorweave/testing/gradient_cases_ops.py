@@ -9,6 +9,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.ops import array_ops_misc as ma
 from tensorweave.ops import array_ops_more as am
+from tensorweave.ops import complex_ops as co
 from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import matrix_ops as mo
@@ -119,6 +120,12 @@ LINALG_CASES = [
       ((3, 3),), "vectors", (-0.2, 0.2)),
 ]
 SPECIAL_CASES = [
+    C("Erfinv", sm.erfinv, ((2, 3),), input_range=(-0.9, 0.9)),
+    C("Ndtri", sm.ndtri, ((2, 3),), input_range=(0.05, 0.95)),
+    C("BesselI0", sm.bessel_i0, ((2, 3),), input_range=(-3.0, 3.0)),
+    C("BesselI1", sm.bessel_i1, ((2, 3),), input_range=(-3.0, 3.0)),
+    C("BesselI0e", sm.bessel_i0e, ((2, 3),), input_range=(0.1, 3.0)),
+    C("BesselI1e", sm.bessel_i1e, ((2, 3),), input_range=(-3.0, -0.1)),
     C("Lgamma", sm.lgamma, ((2, 3),), input_range=_POS),
     C("Digamma", sm.digamma, ((2, 3),), input_range=_POS),
     C("Erf", sm.erf, ((2, 3),)),
@@ -169,4 +176,23 @@ MISC_CASES = [
                                          block_size=2), ((1, 3, 3, 2),)),
     C("BatchToSpace", lambda x: apply_op("BatchToSpace", input=x, crops=[[1, 0], [0, 1]],
                                          block_size=2), ((4, 2, 2, 1),)),
+]
+
+
+def _z(x, y):
+    return co.complex(x, y)
+
+
+COMPLEX_CASES = [
+    C("Complex", lambda x, y: co.real(_z(x, y)) + 3.0 * co.imag(_z(x, y)), ((2, 3), (3,))),
+    C("Real", lambda x, y: co.real(_z(x, y)), ((2, 3), (2, 3))),
+    C("Imag", lambda x, y: co.imag(_z(x, y)), ((2, 3), (2, 3))),
+    C("Angle", lambda x, y: co.angle(_z(x, y)), ((2, 3), (2, 3)), input_range=(0.5, 2.0)),
+    C("FFT", lambda x, y: co.real(co.fft(_z(x, y))) + co.imag(co.fft(_z(x, y))) * 2.0,
+      ((2, 4), (2, 4))),
+    C("IFFT", lambda x, y: co.imag(co.ifft(_z(x, y))), ((2, 4), (2, 4))),
+    C("FFT2D", lambda x, y: co.real(co.fft2d(_z(x, y))), ((2, 3, 2), (2, 3, 2))),
+    C("IFFT2D", lambda x, y: co.imag(co.ifft2d(_z(x, y))), ((3, 2), (3, 2))),
+    C("FFT3D", lambda x, y: co.imag(co.fft3d(_z(x, y))), ((2, 2, 3), (2, 2, 3))),
+    C("IFFT3D", lambda x, y: co.real(co.ifft3d(_z(x, y))), ((2, 2, 2), (2, 2, 2))),
 ]

@@ -1,5 +1,6 @@
-"""Special functions: `Lgamma`, `Digamma`, `Erf`, `Erfc`, `Betainc`, `Igamma`, `Igammac`,
-`Zeta`, `Polygamma` (follows `tensorflow/core/ops/math_ops.cc`)."""
+"""Special functions: `Lgamma`, `Digamma`, `Erf`, `Erfc`, `Erfinv`, `Ndtri`,
+`BesselI0|I1|I0e|I1e`, `Betainc`, `Igamma`, `Igammac`, `Zeta`, `Polygamma`, `NextAfter`
+(follows `tensorflow/core/ops/math_ops.cc` and `special_math_ops.cc`)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def _betainc_shape(op: Any) -> list[TensorShape]:
     return [out]
 
 
-for _name in ("Lgamma", "Digamma", "Erf", "Erfc"):
+for _name in ("Lgamma", "Digamma", "Erf", "Erfc", "Erfinv", "Ndtri", "BesselI0", "BesselI1",
+              "BesselI0e", "BesselI1e"):
     register_op(
         _name,
         inputs=["x: T"],
@@ -59,4 +61,11 @@ register_op(
     outputs=["z: T"],
     attrs=["T: {float, double}"],
     shape_fn=_betainc_shape,
+)
+register_op(
+    "NextAfter",
+    inputs=["x1: T", "x2: T"],
+    outputs=["output: T"],
+    attrs=["T: {double, float} = DT_FLOAT"],
+    shape_fn=_binary_same,
 )
