@@ -12,6 +12,19 @@ from typing import Any
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.graph import set_random_seed
+from tensorweave.ops.random_more_ops import random_gamma as gamma
+from tensorweave.ops.random_more_ops import random_poisson as poisson
+from tensorweave.ops.random_more_ops import (
+    stateless_categorical,
+    stateless_multinomial,
+    stateless_parameterized_truncated_normal,
+    stateless_truncated_normal,
+)
+from tensorweave.ops.random_more_ops import stateless_random_binomial as stateless_binomial
+from tensorweave.ops.random_more_ops import stateless_random_gamma as stateless_gamma
+from tensorweave.ops.random_more_ops import stateless_random_normal as stateless_normal
+from tensorweave.ops.random_more_ops import stateless_random_poisson as stateless_poisson
+from tensorweave.ops.random_more_ops import stateless_random_uniform as stateless_uniform
 from tensorweave.ops.random_ops import get_seed, multinomial, truncated_normal
 from tensorweave.ops.random_ops import random_normal as normal
 from tensorweave.ops.random_ops import random_shuffle as shuffle
@@ -52,16 +65,26 @@ __all__ = [
     "Generator",
     "categorical",
     "create_rng_state",
-    "dtypes",
     "fold_in",
+    "gamma",
     "get_global_generator",
     "get_seed",
     "multinomial",
     "normal",
+    "poisson",
     "set_global_generator",
     "set_random_seed",
     "shuffle",
     "split",
+    "stateless_binomial",
+    "stateless_categorical",
+    "stateless_gamma",
+    "stateless_multinomial",
+    "stateless_normal",
+    "stateless_parameterized_truncated_normal",
+    "stateless_poisson",
+    "stateless_truncated_normal",
+    "stateless_uniform",
     "truncated_normal",
     "uniform",
 ]

@@ -15,6 +15,7 @@ from tensorweave.kernels import (  # noqa: F401
     nn_conv_kernels,
     nn_kernels,
     random_kernels,
+    random_more_kernels,
     scatter_nd_kernels,
     segment_kernels,
     sendrecv_kernels,

@@ -1,7 +1,7 @@
 """Gradients of the special functions (follows TensorFlow's `math_grad.py`).
 
-As in TensorFlow, `Betainc` differentiates only in x, `Zeta` only in q, `Polygamma` only
-in x, and `Igamma`/`Igammac` only in x (TensorFlow's `IgammaGradA` is not provided).
+As in TensorFlow, `Betainc` differentiates only in x, `Zeta` only in q and `Polygamma`
+only in x; `Igamma`/`Igammac` in both (a through the `IgammaGradA` op).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 from tensorweave.ops.special_math_ops import (
@@ -66,13 +67,16 @@ def _igamma_dx(a: Any, x: Any) -> Any:
 @RegisterGradient("Igamma")
 def _igamma_grad(op: Any, grad: Any) -> Any:
     a, x = op.inputs
-    return None, _reduce_to(grad * _igamma_dx(a, x), x, a)
+    partial_a = apply_op("IgammaGradA", a=a, x=x)
+    return _reduce_to(grad * partial_a, a, x), _reduce_to(grad * _igamma_dx(a, x), x, a)
 
 
 @RegisterGradient("Igammac")
 def _igammac_grad(op: Any, grad: Any) -> Any:
     a, x = op.inputs
-    return None, _reduce_to(cwise_ops.negative(grad * _igamma_dx(a, x)), x, a)
+    partial_a = apply_op("IgammaGradA", a=a, x=x)
+    return (_reduce_to(cwise_ops.negative(grad * partial_a), a, x),
+            _reduce_to(cwise_ops.negative(grad * _igamma_dx(a, x)), x, a))
 
 
 @RegisterGradient("Betainc")

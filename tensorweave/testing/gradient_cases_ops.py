@@ -13,6 +13,7 @@ from tensorweave.ops import complex_ops as co
 from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import matrix_ops as mo
+from tensorweave.ops import random_more_ops as rm
 from tensorweave.ops import scatter_nd_ops as sn
 from tensorweave.ops import segment_ops as so
 from tensorweave.ops import sparse_ops as sp
@@ -132,6 +133,8 @@ SPECIAL_CASES = [
     C("Erfc", sm.erfc, ((2, 3),)),
     C("Igamma", lambda x: sm.igamma(constant_op.constant([[1.5], [2.5]], "float64"), x),
       ((2, 3),), input_range=_POS),
+    C("Igamma", lambda a, x: sm.igamma(a, x), ((2, 1), (2, 3)), "in_a", input_range=_POS),
+    C("Igammac", lambda a, x: sm.igammac(a, x), ((3,), (2, 3)), "in_a", input_range=_POS),
     C("Igammac", lambda x: sm.igammac(constant_op.constant(1.5, "float64"), x), ((2, 3),),
       input_range=_POS),
     C("Betainc", lambda x: sm.betainc(constant_op.constant(2.0, "float64"),
@@ -195,4 +198,10 @@ COMPLEX_CASES = [
     C("IFFT2D", lambda x, y: co.imag(co.ifft2d(_z(x, y))), ((3, 2), (3, 2))),
     C("FFT3D", lambda x, y: co.imag(co.fft3d(_z(x, y))), ((2, 2, 3), (2, 2, 3))),
     C("IFFT3D", lambda x, y: co.real(co.ifft3d(_z(x, y))), ((2, 2, 2), (2, 2, 2))),
+]
+
+RANDOM_CASES = [
+    C("StatelessRandomGammaV2",
+      lambda a: rm.stateless_random_gamma([4, 3], [1, 2], a, dtype="float64"), ((3,),),
+      input_range=_POS),
 ]

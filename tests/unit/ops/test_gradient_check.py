@@ -92,6 +92,13 @@ _NO_GRADIENT_ALLOWED = frozenset(
 )
 
 
+# Gradients of stateful samplers cannot be checked by central differences (every run draws
+# new numbers); each is checked elsewhere, named here.
+_CHECKED_ELSEWHERE = {
+    "RandomGamma": "test_api_ops_random.py::test_random_gamma_gradient_is_implicit_derivative",
+}
+
+
 # ------------------------------------------------------------------- collection
 def _import_all(package) -> dict[str, str]:
     """Imports every module of `package` (the `*_grad` modules register the gradients)."""
@@ -159,6 +166,7 @@ def test_every_gradient_has_a_case():
         for op_type in gradient_registry
         if gradient_registry.lookup(op_type) is not None
         and op_type not in covered
+        and op_type not in _CHECKED_ELSEWHERE
         and not op_type.startswith(_TEST_OP_PREFIX)
     )
     assert not missing, f"gradients without a GradientCase: {missing}"
