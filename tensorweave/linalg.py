@@ -1,8 +1,8 @@
 """The `tf.linalg` namespace (explicit re-exports of TF 1.x `tf.linalg` names).
 
 The logic lives in `tensorweave.ops.linalg_ops` (decompositions and solves),
-`matrix_ops` (bands, diagonals, einsum) and `matmul_ops`. The `LinearOperator*` classes
-are not provided.
+`matrix_ops` (bands, diagonals, einsum), `linalg_tridiagonal` and `matmul_ops`. The
+`LinearOperator*` classes are dense-backed (see `tensorweave.ops.linear_operator`).
 """
 
 from tensorweave.ops.array_ops import transpose
@@ -34,6 +34,36 @@ from tensorweave.ops.linalg_ops import matrix_square_root as sqrtm
 from tensorweave.ops.linalg_ops import matrix_triangular_solve as triangular_solve
 from tensorweave.ops.linalg_ops import self_adjoint_eig as eigh
 from tensorweave.ops.linalg_ops import self_adjoint_eigvals as eigvalsh
+from tensorweave.ops.linalg_tridiagonal import (
+    eigh_tridiagonal,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
+from tensorweave.ops.linear_operator import (
+    LinearOperator,
+    LinearOperatorAdjoint,
+    LinearOperatorComposition,
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorIdentity,
+    LinearOperatorInversion,
+    LinearOperatorLowerTriangular,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
+from tensorweave.ops.linear_operator_more import (
+    LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+    LinearOperatorHouseholder,
+    LinearOperatorKronecker,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorPermutation,
+    LinearOperatorToeplitz,
+    LinearOperatorTridiag,
+)
 from tensorweave.ops.matmul_ops import matmul, tensordot
 from tensorweave.ops.matrix_ops import adjoint, cross, einsum, eye, matrix_transpose, trace
 from tensorweave.ops.matrix_ops import diag as tensor_diag
@@ -45,6 +75,27 @@ from tensorweave.ops.matrix_ops import matrix_set_diag as set_diag
 from tensorweave.ops.nn_impl import l2_normalize
 
 __all__ = [
+    "LinearOperator",
+    "LinearOperatorAdjoint",
+    "LinearOperatorBlockDiag",
+    "LinearOperatorBlockLowerTriangular",
+    "LinearOperatorCirculant",
+    "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D",
+    "LinearOperatorComposition",
+    "LinearOperatorDiag",
+    "LinearOperatorFullMatrix",
+    "LinearOperatorHouseholder",
+    "LinearOperatorIdentity",
+    "LinearOperatorInversion",
+    "LinearOperatorKronecker",
+    "LinearOperatorLowRankUpdate",
+    "LinearOperatorLowerTriangular",
+    "LinearOperatorPermutation",
+    "LinearOperatorScaledIdentity",
+    "LinearOperatorToeplitz",
+    "LinearOperatorTridiag",
+    "LinearOperatorZeros",
     "adjoint",
     "band_part",
     "cholesky",
@@ -54,6 +105,7 @@ __all__ = [
     "diag",
     "diag_part",
     "eigh",
+    "eigh_tridiagonal",
     "eigvalsh",
     "einsum",
     "expm",
@@ -87,4 +139,6 @@ __all__ = [
     "trace",
     "transpose",
     "triangular_solve",
+    "tridiagonal_matmul",
+    "tridiagonal_solve",
 ]

@@ -249,3 +249,35 @@ def _lu(node: KernelNode) -> Any:
         return lu.astype(x.dtype), perm.astype(idx_dtype)
 
     return compute
+
+
+@register_compute("TridiagonalMatMul")
+def _tridiagonal_matmul(ctx: Any, superdiag: Any, maindiag: Any, subdiag: Any, rhs: Any):
+    rhs = np.asarray(rhs)
+    u, d, s = (np.swapaxes(np.asarray(v), -1, -2) for v in (superdiag, maindiag, subdiag))
+    if u.shape[-2] != rhs.shape[-2]:
+        raise invalid(f"diagonals must have length {rhs.shape[-2]}, got {u.shape[-2]}")
+    out = d * rhs
+    out[..., :-1, :] += u[..., :-1, :] * rhs[..., 1:, :]
+    out[..., 1:, :] += s[..., 1:, :] * rhs[..., :-1, :]
+    return out
+
+
+@register_kernel("TridiagonalSolve")
+def _tridiagonal_solve(node: KernelNode) -> Any:
+    def compute(ctx: Any, diagonals: Any, rhs: Any) -> Any:
+        diagonals, rhs = np.asarray(diagonals), np.asarray(rhs)
+        if diagonals.shape[-2] != 3:
+            raise invalid(f"Expected diagonals [..., 3, M], got {list(diagonals.shape)}")
+        m = diagonals.shape[-1]
+        dense = np.zeros(diagonals.shape[:-2] + (m, m), diagonals.dtype)
+        idx = np.arange(m)
+        dense[..., idx, idx] = diagonals[..., 1, :]
+        dense[..., idx[:-1], idx[1:]] = diagonals[..., 0, :-1]
+        dense[..., idx[1:], idx[:-1]] = diagonals[..., 2, 1:]
+        try:
+            return np.linalg.solve(dense, rhs).astype(rhs.dtype)
+        except np.linalg.LinAlgError:
+            raise invalid("The matrix is not invertible.") from None
+
+    return compute

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.ops import array_ops, matmul_ops
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops import array_ops, matmul_ops, reduction_ops
 from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
 from tensorweave.ops.linalg_ops import (
     matrix_inverse,
@@ -24,6 +25,7 @@ from tensorweave.ops.matrix_ops import (
     matrix_diag,
     matrix_diag_part,
     matrix_set_diag,
+    matrix_transpose,
 )
 
 _matmul = matmul_ops.matmul
@@ -169,3 +171,41 @@ for _op in (
     "Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixExponential", "MatrixLogarithm"
 ):
     no_gradient(_op)
+
+
+def _shift(x: Any, front: bool) -> Any:
+    """[..., 1, M] shifted one place along the last axis, zero-filled."""
+    zero = array_ops.zeros_like(x[..., :1])
+    return array_ops.concat([zero, x[..., :-1]], -1) if front else array_ops.concat(
+        [x[..., 1:], zero], -1)
+
+
+@RegisterGradient("TridiagonalMatMul")
+def _tridiagonal_matmul_grad(op: Any, grad: Any) -> Any:
+    sup, main, sub, rhs = op.inputs
+    # dL/du_i = sum_n g[i] x[i+1]; dL/dd_i = sum_n g[i] x[i]; dL/ds_i = sum_n g[i] x[i-1].
+    g_t, x_t = matrix_transpose(grad), matrix_transpose(rhs)
+    row = lambda t: array_ops.expand_dims(reduction_ops.reduce_sum(t, -2), -2)  # noqa: E731
+    sup_grad = row(g_t * _shift(x_t, front=False))
+    main_grad = row(g_t * x_t)
+    sub_grad = row(g_t * _shift(x_t, front=True))
+    # A^T has superdiagonal s[i+1] and subdiagonal u[i-1].
+    rhs_grad = apply_op("TridiagonalMatMul", superdiag=_shift(sub, front=False),
+                        maindiag=main, subdiag=_shift(sup, front=True), rhs=grad)
+    return sup_grad, main_grad, sub_grad, rhs_grad
+
+
+@RegisterGradient("TridiagonalSolve")
+def _tridiagonal_solve_grad(op: Any, grad: Any) -> Any:
+    diags = op.inputs[0]
+    x = op.outputs[0]
+    sup, main, sub = diags[..., 0:1, :], diags[..., 1:2, :], diags[..., 2:3, :]
+    transposed = array_ops.concat([_shift(sub, front=False), main, _shift(sup, front=True)], -2)
+    rhs_grad = apply_op("TridiagonalSolve", diagonals=transposed, rhs=grad,
+                        partial_pivoting=op.get_attr("partial_pivoting"),
+                        perturb_singular=op.get_attr("perturb_singular"))
+    b_t, x_t = matrix_transpose(rhs_grad), matrix_transpose(x)
+    row = lambda t: array_ops.expand_dims(reduction_ops.reduce_sum(t, -2), -2)  # noqa: E731
+    diags_grad = -array_ops.concat([row(b_t * _shift(x_t, front=False)), row(b_t * x_t),
+                                    row(b_t * _shift(x_t, front=True))], -2)
+    return diags_grad, rhs_grad

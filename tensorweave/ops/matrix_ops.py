@@ -86,7 +86,8 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
             perm = array_ops.concat(
                 [array_ops.range(rank - 2), array_ops.stack([rank - 1, rank - 2])], 0
             )
-        return array_ops.transpose(a, perm, conjugate=conjugate)
+        out = array_ops.transpose(a, perm)
+        return cwise_ops.conj(out) if conjugate and a.dtype.is_complex else out
 
 
 def adjoint(matrix: Any, name: str | None = None) -> Tensor:

@@ -12,6 +12,7 @@ from tensorweave.ops import array_ops_more as am
 from tensorweave.ops import complex_ops as co
 from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
+from tensorweave.ops import linalg_tridiagonal as lt
 from tensorweave.ops import matrix_ops as mo
 from tensorweave.ops import random_more_ops as rm
 from tensorweave.ops import scatter_nd_ops as sn
@@ -204,4 +205,11 @@ RANDOM_CASES = [
     C("StatelessRandomGammaV2",
       lambda a: rm.stateless_random_gamma([4, 3], [1, 2], a, dtype="float64"), ((3,),),
       input_range=_POS),
+]
+
+TRIDIAGONAL_CASES = [
+    C("TridiagonalMatMul", lambda d, x: lt.tridiagonal_matmul(d, x), ((2, 3, 4), (2, 4, 2))),
+    C("TridiagonalSolve",
+      lambda d, x: lt.tridiagonal_solve(d + constant_op.constant(
+          [[0.0] * 4, [4.0] * 4, [0.0] * 4], "float64"), x), ((3, 4), (4, 2))),
 ]

@@ -179,3 +179,23 @@ register_op(
     attrs=[_T, "output_idx_type: {int32, int64} = DT_INT32"],
     shape_fn=_lu_shape,
 )
+
+
+def _tridiagonal_matmul_shape(op: Any) -> list[TensorShape]:
+    return [op.inputs[3].shape]
+
+
+register_op(
+    "TridiagonalMatMul",
+    inputs=["superdiag: T", "maindiag: T", "subdiag: T", "rhs: T"],
+    outputs=["output: T"],
+    attrs=[_T],
+    shape_fn=_tridiagonal_matmul_shape,
+)
+register_op(
+    "TridiagonalSolve",
+    inputs=["diagonals: T", "rhs: T"],
+    outputs=["output: T"],
+    attrs=["partial_pivoting: bool = true", "perturb_singular: bool = false", _T],
+    shape_fn=lambda op: [op.inputs[1].shape],
+)
