@@ -45,6 +45,7 @@ from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
 from tensorweave.ops.array_ops_misc import *  # noqa: F403
 from tensorweave.ops.array_ops_more import *  # noqa: F403
+from tensorweave.ops.check_ops_more import *  # noqa: F403
 from tensorweave.ops.complex_ops import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
@@ -69,6 +70,7 @@ from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops.scatter_nd_ops import *  # noqa: F403
 from tensorweave.ops.segment_ops import *  # noqa: F403
 from tensorweave.ops.sparse_ops import *  # noqa: F403
+from tensorweave.ops.sparse_ops_more import *  # noqa: F403
 from tensorweave.ops.special_math_ops import *  # noqa: F403
 from tensorweave.ops.special_math_ops import log_sigmoid
 from tensorweave.ops.state_ops import *  # noqa: F403

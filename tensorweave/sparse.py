@@ -33,17 +33,25 @@ from tensorweave.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dens
 from tensorweave.ops.sparse_ops import sparse_tensor_to_dense as to_dense
 from tensorweave.ops.sparse_ops import sparse_to_indicator as to_indicator
 from tensorweave.ops.sparse_ops import sparse_transpose as transpose
+from tensorweave.ops.sparse_ops_more import sparse_bincount as bincount
+from tensorweave.ops.sparse_ops_more import sparse_expand_dims as expand_dims
+from tensorweave.ops.sparse_ops_more import sparse_eye as eye
+from tensorweave.ops.sparse_ops_more import sparse_merge as merge
 
 __all__ = [
     "SparseConditionalAccumulator",
     "SparseTensor",
     "add",
+    "bincount",
     "concat",
+    "expand_dims",
+    "eye",
     "fill_empty_rows",
     "from_dense",
     "mask",
     "matmul",
     "maximum",
+    "merge",
     "minimum",
     "placeholder",
     "reduce_max",

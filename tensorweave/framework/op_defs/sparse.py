@@ -226,3 +226,21 @@ for _name in ("SparseSparseMaximum", "SparseSparseMinimum"):
         shape_fn=lambda op: [TensorShape([None, _shape_rank(op.inputs[2])]),
                              TensorShape([None])],
     )
+
+
+def _edit_distance_shape(op: Any) -> list[TensorShape]:
+    hyp, truth = static_value(op.inputs[2]), static_value(op.inputs[5])
+    if hyp is None or truth is None:
+        rank = _shape_rank(op.inputs[2])
+        return [TensorShape(None if rank is None else [None] * (rank - 1))]
+    return [TensorShape([max(int(a), int(b)) for a, b in zip(hyp[:-1], truth[:-1])])]
+
+
+register_op(
+    "EditDistance",
+    inputs=["hypothesis_indices: int64", "hypothesis_values: T", "hypothesis_shape: int64",
+            "truth_indices: int64", "truth_values: T", "truth_shape: int64"],
+    outputs=["output: float"],
+    attrs=["normalize: bool = true", "T: type"],
+    shape_fn=_edit_distance_shape,
+)
