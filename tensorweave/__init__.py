@@ -72,6 +72,7 @@ from tensorweave.ops.segment_ops import *  # noqa: F403
 from tensorweave.ops.sparse_ops import *  # noqa: F403
 from tensorweave.ops.sparse_ops_more import *  # noqa: F403
 from tensorweave.ops.special_math_ops import *  # noqa: F403
+from tensorweave.ops.string_ops import *  # noqa: F403
 from tensorweave.ops.special_math_ops import log_sigmoid
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403

@@ -24,6 +24,7 @@ from tensorweave.kernels import (  # noqa: F401
     special_math_kernels,
     staleness_kernels,
     state_kernels,
+    string_kernels,
     summary_kernels,
     training_kernels,
 )

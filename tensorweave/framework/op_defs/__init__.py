@@ -17,3 +17,4 @@ import tensorweave.framework.op_defs.scatter_nd  # noqa: F401
 import tensorweave.framework.op_defs.segment  # noqa: F401
 import tensorweave.framework.op_defs.sparse  # noqa: F401
 import tensorweave.framework.op_defs.special_math  # noqa: F401
+import tensorweave.framework.op_defs.string_ops  # noqa: F401
