@@ -60,6 +60,27 @@ create_rng_state = _tf2_generator_api("create_rng_state")
 fold_in = _tf2_generator_api("fold_in")
 split = _tf2_generator_api("split")
 
+# The candidate samplers live in `tf.nn` (tensorweave.nn owns them); `tf.random` exposes
+# the same functions, looked up on first use so this module does not import the nn package.
+_FROM_NN = (
+    "all_candidate_sampler",
+    "fixed_unigram_candidate_sampler",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
+    "uniform_candidate_sampler",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_NN:
+        import importlib
+
+        nn = importlib.import_module("tensorweave.nn")
+        if hasattr(nn, name):
+            return getattr(nn, name)
+    raise AttributeError(f"module 'tensorweave.random' has no attribute {name!r}")
+
+
 __all__ = [
     "Algorithm",
     "Generator",

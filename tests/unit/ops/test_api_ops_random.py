@@ -109,3 +109,15 @@ def test_random_crop_and_namespace_aliases():
                  "create_rng_state", "fold_in", "split"):
         with pytest.raises(NotImplementedError, match="Generator API"):
             getattr(tf.random, name)()
+
+
+def test_candidate_samplers_forward_to_nn(monkeypatch):
+    import tensorweave.nn as nn
+
+    def sampler():
+        return "sampled"
+
+    monkeypatch.setattr(nn, "log_uniform_candidate_sampler", sampler, raising=False)
+    assert tf.random.log_uniform_candidate_sampler is sampler
+    with pytest.raises(AttributeError, match="no attribute 'not_a_sampler'"):
+        tf.random.not_a_sampler  # noqa: B018
