@@ -157,14 +157,54 @@ def _diag_part(ctx: Any, x: Any) -> Any:
     return np.diagonal(x.reshape(n, n)).reshape(x.shape[:half]).copy()
 
 
+def _split_tokens(term: str) -> list[str]:
+    out, i = [], 0
+    while i < len(term):
+        if term.startswith("...", i):
+            out.append("...")
+            i += 3
+        else:
+            out.append(term[i])
+            i += 1
+    return out
+
+
+def _einsum(equation: str, inputs: list[np.ndarray]) -> np.ndarray:
+    """np.einsum, plus repeated output labels (a generalized diagonal, zeros elsewhere)."""
+    lhs, out = equation.split("->")
+    tokens = _split_tokens(out)
+    unique = list(dict.fromkeys(tokens))
+    if len(unique) == len(tokens):
+        return np.einsum(equation, *inputs)
+    value = np.asarray(np.einsum(f"{lhs}->{''.join(unique)}", *inputs))
+    axes_of: dict[str, list[int]] = {}
+    pos = 0
+    for t in unique:
+        width = value.ndim - (len(unique) - 1) if t == "..." else 1
+        axes_of[t] = list(range(pos, pos + width))
+        pos += width
+    grids = np.indices(value.shape, sparse=True)
+    index, shape = [], []
+    for t in tokens:
+        for a in axes_of[t]:
+            index.append(grids[a])
+            shape.append(value.shape[a])
+    result = np.zeros(shape, dtype=value.dtype)
+    result[tuple(index)] = value
+    return result
+
+
 @register_kernel("Einsum")
-def _einsum(node: KernelNode) -> Any:
+def _einsum_kernel(node: KernelNode) -> Any:
     equation = node.attrs["equation"]
     equation = equation.decode() if isinstance(equation, bytes) else equation
     equation = equation.replace(" ", "")
 
     def compute(ctx: Any, *inputs: Any) -> Any:
-        out = np.einsum(equation, *inputs)
+        try:
+            out = _einsum(equation, [np.asarray(x) for x in inputs])
+        except ValueError as e:
+            raise invalid(f"Einsum {equation!r}: {e}") from None
         return np.asarray(out, dtype=np.asarray(inputs[0]).dtype)
 
     return compute

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.ops import array_ops
-from tensorweave.ops.array_ops_more import broadcast_to
+from tensorweave.ops import array_ops, cwise_ops, reduction_ops
 from tensorweave.ops.gradients_impl import RegisterGradient
 from tensorweave.ops.matrix_ops import (
     cross,
@@ -58,50 +57,36 @@ def _cross_grad(op: Any, grad: Any) -> Any:
     return cross(v, grad), cross(grad, u)
 
 
-def _explicit_labels(equation: str, inputs: Any) -> tuple[list[str], str]:
-    """Operand and output labels with `...` spelled out as upper-case letters."""
-    lhs, out = equation.split("->")
-    terms = lhs.split(",")
-    if "..." not in equation:
-        return terms, out
-    width = 0
-    for term, t in zip(terms, inputs):
-        if "..." in term:
-            if t.shape.ndims is None:
-                raise NotImplementedError(
-                    "the gradient of tf.einsum with '...' needs operands of known rank"
-                )
-            width = max(width, t.shape.ndims - (len(term) - 3))
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
-    explicit = []
-    for term, t in zip(terms, inputs):
-        if "..." in term:
-            n = t.shape.ndims - (len(term) - 3)
-            term = term.replace("...", letters[width - n :])
-        explicit.append(term)
-    return explicit, out.replace("...", letters)
+def _unbroadcast(grad: Any, x: Any, term: str) -> Any:
+    """`grad` (labels `term`, `...` broadcast) summed back to `x`'s shape: over the
+    broadcast dims `x` lacks (leading in the `...` block) and those it has as 1."""
+    if grad.shape.ndims is None or x.shape.ndims is None:
+        raise NotImplementedError("the gradient of tf.einsum with '...' needs known ranks")
+    extra = grad.shape.ndims - x.shape.ndims
+    if extra:
+        start = term.index("...")
+        grad = reduction_ops.reduce_sum(grad, axis=list(range(start, start + extra)))
+    shape_x = array_ops.shape(x)
+    rx, _ = cwise_ops.broadcast_gradient_args(shape_x, array_ops.shape(grad))
+    return array_ops.reshape(reduction_ops.reduce_sum(grad, rx), shape_x)
 
 
 @RegisterGradient("Einsum")
 def _einsum_grad(op: Any, grad: Any) -> Any:
+    # d out / d x_i contracts the output gradient with the other operands back onto x_i's
+    # labels. A ones tensor shaped like x_i supplies the sizes of labels only x_i has (sums)
+    # and, with repeated labels, writes the gradient onto x_i's generalized diagonal.
     equation = op.get_attr("equation")
     equation = equation.decode() if isinstance(equation, bytes) else equation
-    terms, out = _explicit_labels(equation, op.inputs)
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
     grads = []
     for i, (term, x) in enumerate(zip(terms, op.inputs)):
-        if len(set(term)) != len(term):
-            raise NotImplementedError(
-                f"the gradient of tf.einsum with a repeated label in an operand ({term!r})"
-            )
         others = [t for j, t in enumerate(terms) if j != i]
-        seen = set(out).union(*others) if others else set(out)
-        kept = "".join(c for c in term if c in seen)
-        g = einsum(",".join([out, *others]) + "->" + kept, grad,
-                   *[t for j, t in enumerate(op.inputs) if j != i])
-        if kept != term:
-            for k, c in enumerate(term):
-                if c not in seen:
-                    g = array_ops.expand_dims(g, k)
-            g = broadcast_to(g, array_ops.shape(x))
-        grads.append(g)
+        tensors = [t for j, t in enumerate(op.inputs) if j != i]
+        ones = array_ops.ones_like(x)
+        # numpy needs `...` in the output to sum over broadcast dims x_i does not have.
+        target = "..." + term if "..." in lhs and "..." not in term else term
+        g = einsum(",".join([out, *others, term]) + "->" + target, grad, *tensors, ones)
+        grads.append(_unbroadcast(g, x, target) if "..." in target else g)
     return grads

@@ -89,6 +89,15 @@ ARRAY_CASES = [
     C("Einsum", lambda a, b: mo.einsum("bij,bj->bi", a, b), ((2, 3, 4), (2, 4)), "batch"),
     C("Einsum", lambda a: mo.einsum("ij->j", a), ((2, 3),), "sum"),
     C("Einsum", lambda a, b: mo.einsum("...ij,j->...i", a, b), ((2, 3, 4), (4,)), "ellipsis"),
+    C("Einsum", lambda a: mo.einsum("aab->a", a), ((3, 3, 2),), "repeated_in"),
+    C("Einsum", lambda a: mo.einsum("ii", a), ((3, 3),), "trace"),
+    C("Einsum", lambda a, b: mo.einsum("ijj,k->ik", a, b), ((2, 3, 3), (4,)), "diag_outer"),
+    C("Einsum", lambda a: mo.einsum("a->aa", a), ((3,),), "repeated_out"),
+    C("Einsum", lambda a, b: mo.einsum("...ij,...jk->...ik", a, b), ((1, 2, 3), (3, 5)),
+      "broadcast"),
+    C("Einsum", lambda a, b: mo.einsum("i...j,j...k->...ik", a, b), ((2, 1, 3, 1, 3),
+                                                                     (3, 1, 2, 2)),
+      "broadcast_mid"),
     C("Cross", mo.cross, ((2, 3), (2, 3))),
 ]
 LINALG_CASES = [

@@ -87,30 +87,51 @@ def _diag_part_shape(op: Any) -> list[TensorShape]:
     return [merge_shapes(op, TensorShape(x.as_list()[:half]), TensorShape(x.as_list()[half:]))]
 
 
+def _einsum_tokens(term: str) -> list[str]:
+    """The labels of an einsum term, `...` as one token."""
+    return ["..." if c == "." else c for c in term.replace("...", ".")]
+
+
 def _einsum_shape(op: Any) -> list[TensorShape]:
     eq = op.get_attr("equation")
-    eq = eq.decode() if isinstance(eq, bytes) else eq
-    if "->" not in eq or "." in eq:
+    eq = (eq.decode() if isinstance(eq, bytes) else eq).replace(" ", "")
+    if "->" not in eq:
         return [unknown_shape()]
-    lhs, out = eq.replace(" ", "").split("->")
-    terms = lhs.split(",")
+    lhs, out = eq.split("->")
+    terms = [_einsum_tokens(t) for t in lhs.split(",")]
     if len(terms) != len(op.inputs):
         raise op_error(op, f"Expecting {len(terms)} inputs but got {len(op.inputs)}")
     sizes: dict[str, int | None] = {}
-    for term, t in zip(terms, op.inputs):
+    ellipsis = TensorShape([])
+    for tokens, t in zip(terms, op.inputs):
         if t.shape.ndims is None:
+            if "..." in tokens:
+                return [unknown_shape()]
             continue
-        if len(term) != t.shape.ndims:
-            raise op_error(
-                op, f"Expected dimension {len(term)} at axis 0 of the input shaped "
-                f"{t.shape.as_list()} but got dimension {t.shape.ndims}"
-            )
-        for c, d in zip(term, t.shape.as_list()):
+        dims = t.shape.as_list()
+        labels = [c for c in tokens if c != "..."]
+        width = len(dims) - len(labels)
+        if width < 0 or (width and "..." not in tokens):
+            raise op_error(op, f"Expected input of rank {len(labels)} for term "
+                           f"{''.join(tokens)!r} but got rank {len(dims)}")
+        pos = tokens.index("...") if "..." in tokens else len(tokens)
+        block = dims[pos : pos + width]
+        ellipsis = broadcast_static(op, ellipsis, TensorShape(block))
+        rest = dims[:pos] + dims[pos + width :]
+        for c, d in zip(labels, rest):
             if d is not None and d != 1:
                 sizes[c] = d
             else:
                 sizes.setdefault(c, d)
-    return [TensorShape([sizes.get(c) for c in out])]
+    result: list[int | None] = []
+    for c in _einsum_tokens(out):
+        if c == "...":
+            if ellipsis.ndims is None:
+                return [unknown_shape()]
+            result += ellipsis.as_list()
+        else:
+            result.append(sizes.get(c))
+    return [TensorShape(result)]
 
 
 def _cross_shape(op: Any) -> list[TensorShape]:
