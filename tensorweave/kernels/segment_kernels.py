@@ -47,12 +47,36 @@ def _reduce(kind: str, data: np.ndarray, ids: np.ndarray, num: int) -> np.ndarra
     return out
 
 
-def _check_sorted(ids: np.ndarray) -> None:
-    if ids.size and np.any(ids < 0):
-        raise invalid(f"segment ids must be >= 0 (got {int(ids.min())})")
-    if ids.size > 1 and np.any(np.diff(ids) < 0):
-        i = int(np.nonzero(np.diff(ids) < 0)[0][0]) + 1
-        raise invalid(f"segment ids are not increasing: segment_ids[{i}] = {int(ids[i])}")
+def _check_sorted(ids: np.ndarray) -> int:
+    """The number of output rows, `ids[-1] + 1`, after TensorFlow's checks in its order.
+
+    Raises:
+      InvalidArgumentError: "segment ids must be >= 0" for a negative last id; at each
+        segment boundary "segment ids are not increasing", then "Segment id ... out of
+        range", as TensorFlow's kernel reports them.
+    """
+    if not ids.size:
+        return 0
+    last = int(ids[-1])
+    if last < 0:
+        raise invalid("segment ids must be >= 0")
+    rows = last + 1
+    starts = np.flatnonzero(np.diff(ids)) + 1
+    for b in np.concatenate([[0], starts]).tolist():
+        cur = int(ids[b])
+        end = np.searchsorted(starts, b, side="right")
+        if end < starts.size and int(ids[starts[end]]) < cur:
+            raise invalid("segment ids are not increasing")
+        if not 0 <= cur < rows:
+            raise invalid(f"Segment id {cur} out of range [0, {rows}), possibly because "
+                          "'segment_ids' input is not sorted.")
+    return rows
+
+
+def _check_size(rows: int, data: np.ndarray, ids: np.ndarray) -> None:
+    inner = int(np.prod(data.shape[ids.ndim :], dtype=np.int64))
+    if rows * max(inner, 1) > 2**31 - 1:
+        raise invalid(f"segment output of {rows} rows of {inner} elements is too large")
 
 
 def _sorted_kernel(kind: str) -> Any:
@@ -63,8 +87,8 @@ def _sorted_kernel(kind: str) -> Any:
                 f"segment_ids should be the same size as dimension 0 of input; "
                 f"data.shape = {list(data.shape)}, segment_ids.shape = {list(ids.shape)}"
             )
-        _check_sorted(ids)
-        num = int(ids[-1]) + 1 if ids.size else 0
+        num = _check_sorted(ids)
+        _check_size(num, data, ids)
         out = _reduce(kind, data, ids, num)
         if kind in ("Max", "Min") and num:
             present = np.zeros(num, bool)
@@ -84,6 +108,7 @@ def _unsorted_kernel(kind: str) -> Any:
                 f"data.shape = {list(data.shape)} does not start with segment_ids.shape = "
                 f"{list(ids.shape)}"
             )
+        _check_size(num, data, ids)
         if ids.size and int(ids.max()) >= num:
             bad = int(ids.max())
             raise invalid(f"segment_ids[...] = {bad} is out of range [0, {num})")
@@ -105,8 +130,8 @@ def _sparse_segment_kernel(kind: str) -> Any:
             raise invalid("segment_ids and indices should have same size.")
         if indices.size and (indices.min() < 0 or indices.max() >= data.shape[0]):
             raise invalid(f"Bad: indices out of range [0, {data.shape[0]})")
-        _check_sorted(ids)
-        num = int(ids[-1]) + 1 if ids.size else 0
+        num = _check_sorted(ids)
+        _check_size(num, data, ids)
         return _reduce(kind, data[indices], ids, num)
 
     return compute

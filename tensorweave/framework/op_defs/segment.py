@@ -21,12 +21,13 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 
 
 def _segment_shape(op: Any) -> list[TensorShape]:
-    data, ids = op.inputs[0].shape, with_rank(op, op.inputs[1].shape, 1)
+    data = op.inputs[0].shape
+    with_rank(op, op.inputs[1].shape, 1)
     if data.ndims is None:
         return [unknown_shape()]
     if data.ndims < 1:
         raise op_error(op, "Shape must be at least rank 1 but is rank 0")
-    merge_shapes(op, TensorShape(data.as_list()[:1]), ids)
+    # As in TensorFlow, a mismatch of data's first dimension and the ids is a run-time error.
     return [TensorShape([None] + data.as_list()[1:])]
 
 
