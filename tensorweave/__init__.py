@@ -68,6 +68,7 @@ from tensorweave.ops.random_more_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops.scatter_nd_ops import *  # noqa: F403
+from tensorweave.ops.script_ops import *  # noqa: F403
 from tensorweave.ops.segment_ops import *  # noqa: F403
 from tensorweave.ops.sparse_ops import *  # noqa: F403
 from tensorweave.ops.sparse_ops_more import *  # noqa: F403

@@ -14,6 +14,7 @@ from tensorweave.kernels import (  # noqa: F401
     math_kernels,
     nn_conv_kernels,
     nn_kernels,
+    py_func_kernels,
     random_kernels,
     random_more_kernels,
     scatter_nd_kernels,

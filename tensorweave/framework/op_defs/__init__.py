@@ -14,6 +14,7 @@ import tensorweave.framework.op_defs.complex_fft  # noqa: F401
 import tensorweave.framework.op_defs.linalg  # noqa: F401
 import tensorweave.framework.op_defs.random_more  # noqa: F401
 import tensorweave.framework.op_defs.scatter_nd  # noqa: F401
+import tensorweave.framework.op_defs.script_ops  # noqa: F401
 import tensorweave.framework.op_defs.segment  # noqa: F401
 import tensorweave.framework.op_defs.sparse  # noqa: F401
 import tensorweave.framework.op_defs.special_math  # noqa: F401
