@@ -22,7 +22,7 @@ def test_py_func_values_and_lists():
     pair = tf.py_func(lambda a, b: (a + b, np.int64(3)), [x, x], [tf.float32, tf.int64])
     eager = tf.py_function(lambda a: a.numpy().sum(), [x], tf.float32)
     pure = tf.numpy_function(lambda a: a - 1, [x], tf.float32, stateful=False)
-    strings = tf.py_func(lambda: ["ab", b"c"], [], tf.string)
+    strings = tf.py_func(lambda: np.array(["ab", b"c"], dtype=object), [], tf.string)
     calls = []
     noop = tf.py_func(lambda: calls.append(1), [], [])
     out = tf.Session().run([y, pair, eager, pure, strings, noop])
