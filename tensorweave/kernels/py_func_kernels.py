@@ -47,7 +47,7 @@ def _as_error(exc: BaseException) -> errors.OpError:
 
 def _convert(value: Any, dtype: Any, i: int, token: str) -> Any:
     npt = dtype.as_numpy_dtype
-    if npt is object:
+    if np.dtype(npt) == np.dtype(object):
         arr = np.asarray(value, dtype=object)
         return np.vectorize(lambda v: v if isinstance(v, bytes) else str(v).encode(),
                             otypes=[object])(arr) if arr.size else arr
