@@ -222,3 +222,8 @@ def _space_to_batch_v1(node: KernelNode) -> Any:
 def _batch_to_space_v1(node: KernelNode) -> Any:
     b = node.attrs["block_size"]
     return lambda ctx, x, c: batch_to_space(np.asarray(x), np.array([b, b]), c)
+
+
+@register_compute("IdentityN")
+def _identity_n(ctx: Any, *inputs: Any) -> Any:
+    return inputs[0] if len(inputs) == 1 else list(inputs)

@@ -26,6 +26,11 @@ def _broadcast_to_grad(op: Any, grad: Any) -> Any:
     return array_ops.reshape(summed, shape_in), None
 
 
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op: Any, *grads: Any) -> Any:
+    return list(grads)
+
+
 @RegisterGradient("Roll")
 def _roll_grad(op: Any, grad: Any) -> Any:
     return roll(grad, cwise_ops.negative(op.inputs[1]), op.inputs[2]), None, None

@@ -289,9 +289,11 @@ def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -
 
 
 def identity_n(input: Any, name: str | None = None) -> list[Tensor]:  # noqa: A002
-    """Identities of each tensor of `input` (follows `tf.identity_n`)."""
-    with graph_mod.name_scope(name, "IdentityN", list(input)):
-        return [array_ops.identity(t) for t in input]
+    """Identities of each tensor of `input`, as one node (follows `tf.identity_n`, op
+    `IdentityN`)."""
+    out = apply_op("IdentityN", input=[convert_to_tensor(t) for t in input], name=name)
+    out = out if isinstance(out, list) else [out]
+    return list(out[0]) if len(out) == 1 and isinstance(out[0], list) else list(out)
 
 
 def parallel_stack(values: Any, name: str = "parallel_stack") -> Tensor:

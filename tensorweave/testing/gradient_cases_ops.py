@@ -79,6 +79,8 @@ ARRAY_CASES = [
       ((3, 4, 2),)),
     C("BroadcastTo", lambda x: am.broadcast_to(x, [2, 3, 4]), ((3, 1),)),
     C("Roll", lambda x: am.roll(x, [1, -2], [0, 1]), ((3, 4),)),
+    C("IdentityN", lambda x, y: am.identity_n([x, y])[0] * am.identity_n([x, y])[1],
+      ((2, 3), (2, 3))),
     C("MatrixBandPart", lambda x: mo.matrix_band_part(x, 1, 0), ((2, 3, 3),)),
     C("MatrixDiag", mo.matrix_diag, ((2, 3),)),
     C("MatrixDiagPart", mo.matrix_diag_part, ((2, 3, 4),)),

@@ -200,3 +200,10 @@ register_op(
     attrs=["T: type", "block_size: int >= 2", "Tidx: {int32, int64} = DT_INT32"],
     shape_fn=lambda op: _space_batch_shape(op, False, False),
 )
+register_op(
+    "IdentityN",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: list(type) >= 1"],
+    shape_fn=lambda op: [t.shape for t in op.inputs],
+)

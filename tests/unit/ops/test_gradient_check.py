@@ -168,6 +168,8 @@ def test_every_gradient_has_a_case():
         and op_type not in covered
         and op_type not in _CHECKED_ELSEWHERE
         and not op_type.startswith(_TEST_OP_PREFIX)
+        # tf.custom_gradient registers one gradient per decorated call (user code).
+        and not op_type.startswith("CustomGradient-")
     )
     assert not missing, f"gradients without a GradientCase: {missing}"
 
