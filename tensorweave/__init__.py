@@ -47,6 +47,7 @@ from tensorweave.ops.array_ops_misc import *  # noqa: F403
 from tensorweave.ops.array_ops_more import *  # noqa: F403
 from tensorweave.ops.check_ops_more import *  # noqa: F403
 from tensorweave.ops.complex_ops import *  # noqa: F403
+from tensorweave.ops.fake_quant_ops import *  # noqa: F403
 from tensorweave.ops.gradient_utils import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403

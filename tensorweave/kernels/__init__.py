@@ -8,6 +8,7 @@ from tensorweave.kernels import (  # noqa: F401
     complex_fft_kernels,
     control_flow_kernels,
     data_flow_kernels,
+    fake_quant_kernels,
     io_kernels,
     linalg_kernels,
     logging_kernels,

@@ -11,6 +11,7 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 import tensorweave.framework.op_defs.array_misc  # noqa: F401
 import tensorweave.framework.op_defs.array_more  # noqa: F401
 import tensorweave.framework.op_defs.complex_fft  # noqa: F401
+import tensorweave.framework.op_defs.fake_quant  # noqa: F401
 import tensorweave.framework.op_defs.linalg  # noqa: F401
 import tensorweave.framework.op_defs.random_more  # noqa: F401
 import tensorweave.framework.op_defs.scatter_nd  # noqa: F401
