@@ -66,6 +66,7 @@ from tensorweave.ops.linalg_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
 from tensorweave.ops.matrix_ops import *  # noqa: F403
+from tensorweave.ops.misc_ops import *  # noqa: F403
 from tensorweave.ops.random_more_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403

@@ -13,6 +13,7 @@ from tensorweave.kernels import (  # noqa: F401
     linalg_kernels,
     logging_kernels,
     math_kernels,
+    misc_kernels,
     nn_conv_kernels,
     nn_kernels,
     py_func_kernels,

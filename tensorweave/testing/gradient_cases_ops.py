@@ -14,6 +14,7 @@ from tensorweave.ops import constant_op, math_ops
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import linalg_tridiagonal as lt
 from tensorweave.ops import matrix_ops as mo
+from tensorweave.ops import misc_ops as mi
 from tensorweave.ops import random_more_ops as rm
 from tensorweave.ops import scatter_nd_ops as sn
 from tensorweave.ops import segment_ops as so
@@ -223,4 +224,13 @@ TRIDIAGONAL_CASES = [
     C("TridiagonalSolve",
       lambda d, x: lt.tridiagonal_solve(d + constant_op.constant(
           [[0.0] * 4, [4.0] * 4, [0.0] * 4], "float64"), x), ((3, 4), (4, 2))),
+]
+
+PATCH_CASES = [
+    C("ExtractImagePatches", lambda x: mi.extract_image_patches(
+        x, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"), ((2, 3, 4, 2),)),
+    C("ExtractImagePatches", lambda x: mi.extract_image_patches(
+        x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 1, 1], "VALID"), ((1, 4, 3, 1),), "rates"),
+    C("ExtractVolumePatches", lambda x: mi.extract_volume_patches(
+        x, [1, 2, 1, 2, 1], [1, 1, 1, 2, 1], "SAME"), ((1, 2, 2, 3, 2),)),
 ]

@@ -13,6 +13,7 @@ import tensorweave.framework.op_defs.array_more  # noqa: F401
 import tensorweave.framework.op_defs.complex_fft  # noqa: F401
 import tensorweave.framework.op_defs.fake_quant  # noqa: F401
 import tensorweave.framework.op_defs.linalg  # noqa: F401
+import tensorweave.framework.op_defs.misc  # noqa: F401
 import tensorweave.framework.op_defs.random_more  # noqa: F401
 import tensorweave.framework.op_defs.scatter_nd  # noqa: F401
 import tensorweave.framework.op_defs.script_ops  # noqa: F401
