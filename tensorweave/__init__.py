@@ -4,9 +4,7 @@ Use it as `import tensorweave as tf`. The names below are explicit re-exports; e
 module lists its public names in `__all__`.
 """
 
-# Issue 12 ops (api-ops): segment/scatter_nd/sort/matrix/linalg/special/sparse ops and
-# the tf.math, tf.linalg, tf.random, tf.sparse, tf.bitwise namespaces.
-from tensorweave import bitwise, errors, linalg, math, random, sparse  # noqa: E402, I001
+from tensorweave import errors
 from tensorweave import kernels as _kernels  # noqa: F401  (registers the NumPy kernels)
 from tensorweave.client.session import InteractiveSession, Session, get_default_session
 from tensorweave.framework.device_spec import DeviceSpec
@@ -31,7 +29,6 @@ from tensorweave.framework.graph import (
 from tensorweave.framework.graph_io import import_graph_def
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.framework.tensor_conversion import (
     convert_to_tensor,
     register_tensor_conversion_function,
@@ -43,12 +40,6 @@ from tensorweave.ops import staleness_ops as _staleness_ops  # noqa: F401
 from tensorweave.ops import summary_ops as _summary_ops  # noqa: F401
 from tensorweave.ops import training_ops as _training_ops  # noqa: F401
 from tensorweave.ops.array_ops import *  # noqa: F403
-from tensorweave.ops.array_ops_misc import *  # noqa: F403
-from tensorweave.ops.array_ops_more import *  # noqa: F403
-from tensorweave.ops.check_ops_more import *  # noqa: F403
-from tensorweave.ops.complex_ops import *  # noqa: F403
-from tensorweave.ops.fake_quant_ops import *  # noqa: F403
-from tensorweave.ops.gradient_utils import *  # noqa: F403
 from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
@@ -62,22 +53,10 @@ from tensorweave.ops.gradients_impl import (
     no_gradient,
 )
 from tensorweave.ops.init_ops import *  # noqa: F403
-from tensorweave.ops.linalg_ops import *  # noqa: F403
 from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
-from tensorweave.ops.matrix_ops import *  # noqa: F403
-from tensorweave.ops.misc_ops import *  # noqa: F403
-from tensorweave.ops.random_more_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
-from tensorweave.ops.scatter_nd_ops import *  # noqa: F403
-from tensorweave.ops.script_ops import *  # noqa: F403
-from tensorweave.ops.segment_ops import *  # noqa: F403
-from tensorweave.ops.sparse_ops import *  # noqa: F403
-from tensorweave.ops.sparse_ops_more import *  # noqa: F403
-from tensorweave.ops.special_math_ops import *  # noqa: F403
-from tensorweave.ops.string_ops import *  # noqa: F403
-from tensorweave.ops.special_math_ops import log_sigmoid
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403
@@ -92,6 +71,28 @@ from tensorweave.protos.config_pb2 import (
 )
 
 __version__ = "0.1.0"
+
+# Issue 12 ops (api-ops): math/array/linalg/sparse/random/string ops and their namespaces
+# (tf.math, tf.linalg, tf.random, tf.sparse, tf.bitwise), appended as one block.
+from tensorweave import bitwise, linalg, math, random, sparse  # noqa: E402, F401
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+from tensorweave.ops.array_ops_misc import *  # noqa: E402, F403
+from tensorweave.ops.array_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.check_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.complex_ops import *  # noqa: E402, F403
+from tensorweave.ops.fake_quant_ops import *  # noqa: E402, F403
+from tensorweave.ops.gradient_utils import *  # noqa: E402, F403
+from tensorweave.ops.linalg_ops import *  # noqa: E402, F403
+from tensorweave.ops.matrix_ops import *  # noqa: E402, F403
+from tensorweave.ops.misc_ops import *  # noqa: E402, F403
+from tensorweave.ops.random_more_ops import *  # noqa: E402, F403
+from tensorweave.ops.scatter_nd_ops import *  # noqa: E402, F403
+from tensorweave.ops.script_ops import *  # noqa: E402, F403
+from tensorweave.ops.segment_ops import *  # noqa: E402, F403
+from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
+from tensorweave.ops.sparse_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.special_math_ops import *  # noqa: E402, F403
+from tensorweave.ops.string_ops import *  # noqa: E402, F403
 
 # NOTE: namespaces that pull in the training library load on first use (PEP 562), so a
 # `tensorweave server` process starts without them.

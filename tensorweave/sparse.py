@@ -34,6 +34,8 @@ from tensorweave.ops.sparse_ops import sparse_tensor_to_dense as to_dense
 from tensorweave.ops.sparse_ops import sparse_to_indicator as to_indicator
 from tensorweave.ops.sparse_ops import sparse_transpose as transpose
 from tensorweave.ops.sparse_ops_more import sparse_bincount as bincount
+from tensorweave.ops.sparse_ops_more import sparse_cross as cross
+from tensorweave.ops.sparse_ops_more import sparse_cross_hashed as cross_hashed
 from tensorweave.ops.sparse_ops_more import sparse_expand_dims as expand_dims
 from tensorweave.ops.sparse_ops_more import sparse_eye as eye
 from tensorweave.ops.sparse_ops_more import sparse_merge as merge
@@ -44,6 +46,8 @@ __all__ = [
     "add",
     "bincount",
     "concat",
+    "cross",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",

@@ -22,6 +22,7 @@ from tensorweave.kernels import (  # noqa: F401
     scatter_nd_kernels,
     segment_kernels,
     sendrecv_kernels,
+    sparse_cross_kernels,
     sparse_edit_distance,
     sparse_kernels,
     special_math_kernels,

@@ -10,7 +10,7 @@ from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
-from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
 from tensorweave.ops.gradients_impl import no_gradient
@@ -121,6 +121,46 @@ def sparse_merge(sp_ids: Any, sp_values: Any, vocab_size: Any, name: str | None 
         return merged if already_sorted else sparse_reorder(merged)
 
 
+def _cross_inputs(inputs: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    if not isinstance(inputs, list | tuple):
+        raise TypeError("Inputs must be a list")
+    sparse = [SparseTensor.from_value(x) for x in inputs
+              if isinstance(x, SparseTensor | SparseTensorValue)]
+    dense = [convert_to_tensor(x) for x in inputs
+             if not isinstance(x, SparseTensor | SparseTensorValue)]
+    # int inputs are int64, as TensorFlow's cross ops require.
+    values = [s.values if s.values.dtype == dtypes.string else cwise_ops.cast(
+        s.values, dtypes.int64) for s in sparse]
+    dense = [d if d.dtype == dtypes.string else cwise_ops.cast(d, dtypes.int64) for d in dense]
+    return [s.indices for s in sparse], values, [s.dense_shape for s in sparse], dense
+
+
+def sparse_cross(inputs: Any, name: str | None = None, separator: Any = None) -> SparseTensor:
+    """String crosses of the features of each row of `inputs` (SparseTensors or dense
+    [batch, k] tensors, string or int), joined by `separator` (default "_X_") (follows
+    `tf.sparse.cross`, op `SparseCrossV2`)."""
+    indices, values, shapes, dense = _cross_inputs(inputs)
+    out = apply_op("SparseCrossV2", indices=indices, values=values, shapes=shapes,
+                   dense_inputs=dense, sep=convert_to_tensor(
+                       "_X_" if separator is None else separator, dtypes.string), name=name)
+    return SparseTensor(*out)
+
+
+def sparse_cross_hashed(inputs: Any, num_buckets: int = 0, hash_key: Any = None,
+                        name: str | None = None) -> SparseTensor:
+    """int64 hashed crosses (TensorFlow's FingerprintCat64 chain of Fingerprint64s, equal
+    to TF's values) modulo `num_buckets` (follows `tf.sparse.cross_hashed`, op
+    `SparseCross`)."""
+    indices, values, shapes, dense = _cross_inputs(inputs)
+    out = apply_op("SparseCross", indices=indices, values=values, shapes=shapes,
+                   dense_inputs=dense, hashed_output=True, num_buckets=num_buckets,
+                   hash_key=0xDECAFCAFFE if hash_key is None else int(hash_key),
+                   out_type=dtypes.int64, internal_type=dtypes.int64, name=name)
+    return SparseTensor(*out)
+
+
 no_gradient("EditDistance")
+no_gradient("SparseCross")
+no_gradient("SparseCrossV2")
 
 __all__ = ["edit_distance", "sparse_merge"]

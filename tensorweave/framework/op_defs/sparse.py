@@ -244,3 +244,28 @@ register_op(
     attrs=["normalize: bool = true", "T: type"],
     shape_fn=_edit_distance_shape,
 )
+
+
+def _cross_shape(op: Any) -> list[TensorShape]:
+    return [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
+
+
+register_op(
+    "SparseCross",
+    inputs=["indices: N * int64", "values: sparse_types", "shapes: N * int64",
+            "dense_inputs: dense_types"],
+    outputs=["output_indices: int64", "output_values: out_type", "output_shape: int64"],
+    attrs=["N: int >= 0", "hashed_output: bool", "num_buckets: int >= 0", "hash_key: int",
+           "sparse_types: list(type) >= 0", "dense_types: list(type) >= 0",
+           "out_type: {int64, string}", "internal_type: {int64, string}"],
+    shape_fn=_cross_shape,
+)
+register_op(
+    "SparseCrossV2",
+    inputs=["indices: N * int64", "values: sparse_types", "shapes: N * int64",
+            "dense_inputs: dense_types", "sep: string"],
+    outputs=["output_indices: int64", "output_values: string", "output_shape: int64"],
+    attrs=["N: int >= 0", "sparse_types: list(type) >= 0",
+           "dense_types: list(type) >= 0"],
+    shape_fn=_cross_shape,
+)

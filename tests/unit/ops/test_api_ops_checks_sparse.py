@@ -97,3 +97,28 @@ def test_sparse_eye_expand_dims_bincount_merge_match_tensorflow():
         assert merged.values.tolist() == [0.25, 0.5, 1.0]
         assert merged.dense_shape.tolist() == [2, 4]
     assert out[6].values.tolist() == [1, 1]
+
+
+def test_sparse_cross_matches_tensorflow():
+    a = tf.sparse.from_dense(tf.constant([["a", "b"], ["c", ""]]))
+    b = tf.constant([["x"], ["y"]])
+    c = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 2, 3], tf.int64), [2, 2])
+    out = _run([tf.sparse.cross([a, b]), tf.sparse.cross([a, c], separator="|"),
+                tf.sparse.cross_hashed([a, b], num_buckets=1000), tf.sparse.cross_hashed([a, c]),
+                tf.sparse.cross_hashed([a, b], num_buckets=1000, hash_key=7),
+                tf.sparse.cross_hashed([c]),
+                tf.sparse.cross([tf.constant([["a", "b"]]), tf.constant([["x", "y"]])])])
+    assert out[0].indices.tolist() == [[0, 0], [0, 1], [1, 0]]
+    assert out[0].values.tolist() == [b"a_X_x", b"b_X_x", b"c_X_y"]
+    assert out[0].dense_shape.tolist() == [2, 2]
+    assert out[1].values.tolist() == [b"a|1", b"b|1", b"c|2", b"c|3"]
+    # Hashes computed with TensorFlow 2.21 (FingerprintCat64 over Fingerprint64).
+    assert out[2].values.tolist() == [892, 4, 360]
+    assert out[3].values.tolist() == [2928842892298887678, 5354134812324246176,
+                                      8046540229177717716, 4384133765619275694]
+    assert out[4].values.tolist() == [108, 715, 791]
+    assert out[5].values.tolist() == [5199413699614396413, 5167850198417433268,
+                                      1424184489956106035]
+    assert out[6].values.tolist() == [b"a_X_x", b"a_X_y", b"b_X_x", b"b_X_y"]
+    with pytest.raises(TypeError, match="list"):
+        tf.sparse.cross(a)
