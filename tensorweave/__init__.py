@@ -71,6 +71,28 @@ from tensorweave.protos.config_pb2 import (
 
 __version__ = "0.1.0"
 
+# Issue 12 ops (api-ops): math/array/linalg/sparse/random/string ops and their namespaces
+# (tf.math, tf.linalg, tf.random, tf.sparse, tf.bitwise), appended as one block.
+from tensorweave import bitwise, linalg, math, random, sparse  # noqa: E402, F401
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+from tensorweave.ops.array_ops_misc import *  # noqa: E402, F403
+from tensorweave.ops.array_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.check_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.complex_ops import *  # noqa: E402, F403
+from tensorweave.ops.fake_quant_ops import *  # noqa: E402, F403
+from tensorweave.ops.gradient_utils import *  # noqa: E402, F403
+from tensorweave.ops.linalg_ops import *  # noqa: E402, F403
+from tensorweave.ops.matrix_ops import *  # noqa: E402, F403
+from tensorweave.ops.misc_ops import *  # noqa: E402, F403
+from tensorweave.ops.random_more_ops import *  # noqa: E402, F403
+from tensorweave.ops.scatter_nd_ops import *  # noqa: E402, F403
+from tensorweave.ops.script_ops import *  # noqa: E402, F403
+from tensorweave.ops.segment_ops import *  # noqa: E402, F403
+from tensorweave.ops.sparse_ops import *  # noqa: E402, F403
+from tensorweave.ops.sparse_ops_more import *  # noqa: E402, F403
+from tensorweave.ops.special_math_ops import *  # noqa: E402, F403
+from tensorweave.ops.string_ops import *  # noqa: E402, F403
+
 # NOTE: namespaces that pull in the training library load on first use (PEP 562), so a
 # `tensorweave server` process starts without them.
 _LAZY_NAMESPACES = (

@@ -17,6 +17,7 @@ from tensorweave.ops.candidate_sampling_ops import (
 )
 from tensorweave.ops.cwise_ops import sigmoid, tanh
 from tensorweave.ops.embedding_ops import embedding_lookup
+from tensorweave.ops.embedding_sparse import embedding_lookup_sparse
 from tensorweave.ops.nn_conv_depthwise_ops import (
     atrous_conv2d,
     atrous_conv2d_transpose,
@@ -129,6 +130,7 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "embedding_lookup_sparse",
     "in_top_k",
     "l2_loss",
     "l2_normalize",

@@ -10,6 +10,7 @@ import numpy as np
 
 from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 
 class FetchPlan:
@@ -55,6 +56,9 @@ class FetchPlan:
             if fetch.dense_shape is not None:
                 parts.append(self._element(fetch.dense_shape))
             return lambda vals: IndexedSlicesValue(*[p(vals) for p in parts])
+        if isinstance(fetch, SparseTensor):
+            parts = [self._element(t) for t in (fetch.indices, fetch.values, fetch.dense_shape)]
+            return lambda vals: SparseTensorValue(*[p(vals) for p in parts])
         return self._element(fetch)
 
     def _element(self, fetch: Any) -> Any:

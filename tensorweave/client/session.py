@@ -19,6 +19,7 @@ from tensorweave.client.fetch_mapper import FetchPlan, to_user
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import session_stack
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorweave.framework.tensor_util import to_numpy
 from tensorweave.runtime import thread_budget
 
@@ -160,6 +161,13 @@ class BaseSession:
             return [], []
         feeds, values = [], []
         for key, value in feed_dict.items():
+            if isinstance(key, SparseTensor):
+                # A sparse feed is its three tensors (a SparseTensorValue or a 3-tuple).
+                for part_key, part in zip(_sparse_parts(key), _sparse_parts(value)):
+                    feed = self._feed(part_key)
+                    feeds.append(feed.tensor)
+                    values.append(feed.value(part))
+                continue
             feed = self._feed(key)
             feeds.append(feed.tensor)
             values.append(feed.value(value))
@@ -414,3 +422,19 @@ class InteractiveSession(BaseSession):
 def get_default_session() -> Any:
     """The default session of this thread, or None (follows `tf.get_default_session`)."""
     return session_stack.get_default_session()
+
+
+def _sparse_parts(value: Any) -> tuple[Any, Any, Any]:
+    """`(indices, values, dense_shape)` of a SparseTensor(Value) or a 3-tuple.
+
+    Raises:
+      TypeError: for anything else fed to a SparseTensor.
+    """
+    if isinstance(value, SparseTensor | SparseTensorValue):
+        return value.indices, value.values, value.dense_shape
+    if isinstance(value, tuple | list) and len(value) == 3:
+        return value[0], value[1], value[2]
+    raise TypeError(
+        f"A SparseTensor must be fed a SparseTensorValue or an (indices, values, "
+        f"dense_shape) tuple, got {type(value).__name__}"
+    )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tensorweave.framework import dtypes
 from tensorweave.framework.operation import Tensor
 
@@ -60,8 +62,8 @@ def convert_to_tensor(
       value: the object to convert.
       dtype: the required element type, or None to infer it.
       name: name for a new `Const` op, when one is created.
-      preferred_dtype: used when `dtype` is None, falling back to inference if the value
-        cannot be represented with it.
+      preferred_dtype: used when `dtype` is None for Python values (not NumPy values),
+        falling back to inference if the value cannot be represented with it.
       as_ref: return the reference (`_ref`-typed) tensor of a variable.
 
     Returns:
@@ -75,6 +77,10 @@ def convert_to_tensor(
         dtype = dtypes.as_dtype(dtype)
     if type(value) is Tensor and dtype is None:
         return value
+    # As in TensorFlow, a NumPy value keeps its own dtype: `preferred_dtype` (an op's
+    # default type attr) only types Python scalars and lists.
+    if isinstance(value, np.ndarray | np.generic) and value.dtype != object:
+        preferred_dtype = None
     if dtype is None and preferred_dtype is not None:
         try:
             t = _convert(value, dtypes.as_dtype(preferred_dtype), name, as_ref)

@@ -14,7 +14,14 @@ from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops, control_flow_ops, math_ops
+from tensorweave.ops import (
+    array_ops,
+    control_flow_ops,
+    math_ops,
+    reduction_ops,
+    state_ops,
+    variables,
+)
 from tensorweave.ops.cwise_unary_ops import check_numerics
 from tensorweave.ops.logging_ops import Assert
 
@@ -184,6 +191,19 @@ def add_check_numerics_ops() -> Operation:
     return control_flow_ops.group(*checks)
 
 
+def assert_variables_initialized(var_list: Any = None) -> Any:
+    """An op failing at run time unless every variable (default: all global and local
+    ones) is initialized (follows `tf.assert_variables_initialized`); None without any."""
+    if var_list is None:
+        var_list = variables.global_variables() + variables.local_variables()
+    if not var_list:
+        return None
+    with graph_mod.name_scope(None, "assert_variables_initialized", []):
+        ready = [state_ops.is_variable_initialized(v) for v in var_list]
+        return Assert(reduction_ops.reduce_all(array_ops.stack(ready)),
+                      ["Not all variables are initialized."])
+
+
 __all__ = ["add_check_numerics_ops", "assert_integer", "assert_near", "assert_proper_iterable",
            "assert_rank_in", "assert_same_float_dtype", "assert_scalar",
-           "verify_tensor_all_finite"]
+           "assert_variables_initialized", "verify_tensor_all_finite"]

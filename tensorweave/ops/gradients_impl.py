@@ -370,6 +370,7 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method: int | None = None,
     stop_gradients: Any = None,
+    unconnected_gradients: Any = "none",
 ) -> list[Any]:
     """Symbolic partial derivatives of `sum(ys)` with respect to each of `xs`.
 
@@ -389,6 +390,8 @@ def gradients(
       aggregation_method: an `AggregationMethod` value; None for `ADD_N`.
       stop_gradients: Tensors (or Variables) not differentiated through: the gradient
         stops at them, as if they were constants.
+      unconnected_gradients: "none" (or `UnconnectedGradients.NONE`): None for an x the
+        ys do not depend on; "zero": zeros of x's shape instead.
 
     Returns:
       A list with one entry per x: a Tensor, an IndexedSlices (sparse gradients, e.g.
@@ -419,7 +422,13 @@ def gradients(
         for y, grad_y in zip(ys, grad_ys):
             state.set_grad(y, grad_y)
         state.run()
-        return [state.get_grad(x) for x in xs]
+        result = [state.get_grad(x) for x in xs]
+        mode = getattr(unconnected_gradients, "value", unconnected_gradients)
+        if mode not in ("none", "zero"):
+            raise ValueError(f"Unknown value for unconnected_gradients: {mode!r}")
+        if mode == "zero":
+            result = [array_ops.zeros_like(x) if g is None else g for g, x in zip(result, xs)]
+        return result
 
 
 __all__ = [

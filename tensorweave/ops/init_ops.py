@@ -19,7 +19,7 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework.tensor_shape import TensorShape, dimension_value
 from tensorweave.framework.tensor_util import to_numpy
-from tensorweave.ops import array_ops, constant_op, math_ops, random_ops
+from tensorweave.ops import array_ops, constant_op, linalg_ops, math_ops, matrix_ops, random_ops
 
 # scipy.stats.truncnorm.std(a=-2, b=2, loc=0., scale=1.): the standard deviation of a
 # unit normal truncated at two standard deviations (TensorFlow's constant).
@@ -398,7 +398,6 @@ class Orthogonal(Initializer):
 
     Raises:
       ValueError: (when called) for shapes of rank < 2.
-      NotImplementedError: (when called) while `tensorweave.ops.linalg_ops.qr` is missing.
     """
 
     def __init__(self, gain: float = 1.0, seed: int | None = None, dtype: Any = dtypes.float32):
@@ -411,17 +410,13 @@ class Orthogonal(Initializer):
         dims = _dims(shape)
         if len(dims) < 2:
             raise ValueError("The tensor to initialize must be at least two-dimensional")
-        try:
-            from tensorweave.ops import linalg_ops
-        except ImportError as e:
-            raise NotImplementedError("Orthogonal needs tensorweave.ops.linalg_ops.qr") from e
         rows, cols = int(np.prod(dims[:-1])), dims[-1]
         flat_shape = (cols, rows) if rows < cols else (rows, cols)
         a = random_ops.random_normal(flat_shape, dtype=dtype or self.dtype, seed=self.seed)
         q, r = linalg_ops.qr(a, full_matrices=False)
-        q = q * math_ops.sign(array_ops.matrix_diag_part(r))
+        q = q * math_ops.sign(matrix_ops.matrix_diag_part(r))
         if rows < cols:
-            q = array_ops.matrix_transpose(q)
+            q = matrix_ops.matrix_transpose(q)
         return self.gain * array_ops.reshape(q, dims)
 
     def get_config(self) -> dict[str, Any]:
