@@ -64,6 +64,7 @@ class ProcessRuntime:
     Args:
       undo_log_cap_bytes: per worker of this runtime, the most bytes of undo logs kept for
         steps the master has not ended (see `worker.Worker`).
+      outbox_options: `shm.OutboxOptions` of the outboxes it makes (file lifetimes).
 
     Attributes:
       servers: started servers by address (`LocalServers`): a session targeting one of
@@ -72,8 +73,10 @@ class ProcessRuntime:
       host: which peer addresses are on this host (`HostLocality`, cached answers).
     """
 
-    def __init__(self, undo_log_cap_bytes: int = 256 << 20) -> None:
+    def __init__(self, undo_log_cap_bytes: int = 256 << 20,
+                 outbox_options: shm.OutboxOptions | None = None) -> None:
         self.undo_log_cap_bytes = undo_log_cap_bytes
+        self.outbox_options = outbox_options or shm.OutboxOptions()
         self.servers = LocalServers()
         self.stats = TransferStats()
         self.host = HostLocality()
@@ -84,7 +87,7 @@ class ProcessRuntime:
 
     def new_outbox(self) -> shm.Outbox:
         """A new `shm.Outbox` (for a worker), closed with this runtime at the latest."""
-        box = shm.Outbox()
+        box = shm.Outbox(options=self.outbox_options)
         with self._lock:
             self._outboxes = [b for b in self._outboxes if not b.closed]
             self._outboxes.append(box)
@@ -94,7 +97,7 @@ class ProcessRuntime:
         """The outbox of the files this process's clients write (feeds, pushed tensors)."""
         with self._lock:
             if self._client_outbox is None:
-                self._client_outbox = shm.Outbox()
+                self._client_outbox = shm.Outbox(options=self.outbox_options)
                 self._outboxes.append(self._client_outbox)
             return self._client_outbox
 

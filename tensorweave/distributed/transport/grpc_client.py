@@ -275,14 +275,16 @@ class GrpcRemoteWorker:
         Raises:
           OpError: the step's error, or the transport error naming this task.
         """
-        self.stats.add(sent=nbytes(call.sends.values()))
-        use_shm = self._shm.usable() and self.speaks_extensions()
+        use_shm = self._shm.usable() and (self.features.extensions is True
+                                          or self.speaks_extensions())
         resp = self._run_graph(call, use_shm)
         if resp.tensorweave_send_shm_rejected:
             # NOTE: the worker read none of it and ran nothing: resend over gRPC.
             self._shm.failed("the task could not read our feed files")
             resp = self._run_graph(call, False)
-        return self.run_graph_result(call, resp)
+        result = self.run_graph_result(call, resp)
+        self.stats.add(sent=nbytes(call.sends.values()), received=nbytes(result.recvs.values()))
+        return result
 
     def run_graph_result(self, call: RunGraphCall, resp: Any) -> RunGraphResult:
         """The result of a `RunGraphResponse` (fetches from the message, files or streams).
@@ -299,7 +301,6 @@ class GrpcRemoteWorker:
         for key in resp.tensorweave_deferred_key:
             recvs[key] = self.pull_tensor(call.step_id, key, call.timeout_s, writable=True)
         stats = resp.step_stats.dev_stats[0] if resp.step_stats.dev_stats else None
-        self.stats.add(received=nbytes(recvs.values()))
         return RunGraphResult(recvs, stats)
 
     @staticmethod
@@ -309,8 +310,9 @@ class GrpcRemoteWorker:
             step_id=call.step_id, recv_key=call.recv_keys, create_worker_session_called=True,
             store_errors_in_response_body=True, tensorweave_accept_shm=use_shm,
             tensorweave_single_partition=call.single_partition,
-            tensorweave_committed_step=call.committed or (),
         )
+        if call.committed:
+            req.tensorweave_committed_step.extend(call.committed)
         req.exec_opts.record_timeline = call.record_timeline
         return req
 
@@ -340,7 +342,6 @@ class GrpcRemoteWorker:
                                  call.timeout_s)
         if conn is None:
             return None
-        self.stats.add(sent=nbytes(call.sends.values()))
         return StreamedRun(self, call, conn)
 
     def _run_graph(self, call: RunGraphCall, use_shm: bool) -> Any:
@@ -530,7 +531,10 @@ class StreamedRun:
         except DecodeError as e:
             raise errors.DataLossError(
                 None, None, f"Malformed RunGraphResponse from {task}: {e}") from None
-        return self.worker.run_graph_result(self.call, resp)
+        result = self.worker.run_graph_result(self.call, resp)
+        self.worker.stats.add(sent=nbytes(self.call.sends.values()),
+                              received=nbytes(result.recvs.values()))
+        return result
 
 
 def _complete(fn: Any, args: tuple, done: Done) -> None:

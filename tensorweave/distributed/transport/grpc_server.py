@@ -200,7 +200,7 @@ class WorkerServicer:
             req.session_handle, req.graph_handle, req.step_id, sends, list(req.recv_key),
             req.exec_opts.record_timeline, _time_remaining(context), cancellation,
             req.tensorweave_single_partition, streams, stream_server=True,
-            committed=list(req.tensorweave_committed_step),
+            committed=list(req.tensorweave_committed_step) or None,
         )
         try:
             result = self._w.run_graph(call)

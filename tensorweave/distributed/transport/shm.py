@@ -55,6 +55,7 @@ module that defines it: `SHM_DIR`, `STALE_AGE_S` and `SWEEP_INTERVAL_S` must be 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import errno
 import logging
 import os
@@ -167,7 +168,8 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
         raise
     os.close(fd)
     msg = transport_pb2.ShmTensor(name=name, path=path, dtype=dtype, nbytes=nbytes,
-                                  recycle=outbox is not None and nbytes <= RECYCLE_MAX_BYTES)
+                                  recycle=outbox is not None
+                                  and nbytes <= outbox.options.recycle_max_bytes)
     for d in arr.shape:
         msg.tensor_shape.dim.add(size=d)
     if outbox is not None:
@@ -244,19 +246,39 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ lifetime
+@dataclasses.dataclass(frozen=True)
+class OutboxOptions:
+    """How long an `Outbox` keeps files, and which it recycles (defaults: this module's
+    constants; a `ProcessRuntime` gives its outboxes one).
+
+    Attributes:
+      ttl_s: lifetime of an unconsumed file, seconds.
+      recycle_ttl_s: how long a file given back stays reusable, seconds.
+      pool_files: the most given-back files kept.
+      recycle_max_bytes: larger tensors are not recycled.
+    """
+
+    ttl_s: float = TTL_S
+    recycle_ttl_s: float = RECYCLE_TTL_S
+    pool_files: int = POOL_FILES
+    recycle_max_bytes: int = RECYCLE_MAX_BYTES
+
+
 class Outbox:
     """Files an owner wrote that a receiver may not have consumed yet, or gave back.
 
     The owner is a worker, or this process's clients. A file is unlinked `ttl_s` seconds
     after it was written if still there (by a daemon thread), and by `close`. A file given
     back (`<path>.free`) is reused by the next `write` through this outbox (`reclaim`);
-    at most `POOL_FILES` of them are kept, each for `RECYCLE_TTL_S` seconds.
+    at most `options.pool_files` of them are kept, each for `options.recycle_ttl_s`.
 
     Args:
-      ttl_s: lifetime of an unconsumed file (default `TTL_S`, read at each `add`).
+      ttl_s: lifetime of an unconsumed file (default `options.ttl_s`, read at each `add`).
+      options: `OutboxOptions` (default: the module's constants).
     """
 
-    def __init__(self, ttl_s: float | None = None):
+    def __init__(self, ttl_s: float | None = None, options: OutboxOptions | None = None):
+        self.options = options or OutboxOptions()
         self.ttl_s = ttl_s
         self._files: collections.OrderedDict[str, tuple[float, Any, Any]] = (
             collections.OrderedDict())
@@ -271,7 +293,8 @@ class Outbox:
 
     def add(self, path: str, msg: Any, key: Any = None) -> None:
         """Records a file written for a receiver (`key` lets `take` find it)."""
-        ttl = TTL_S if self.ttl_s is None else self.ttl_s
+        opts = self.options
+        ttl = opts.ttl_s if self.ttl_s is None else self.ttl_s
         now = time.monotonic()
         doomed = []
         with self._cond:
@@ -282,8 +305,8 @@ class Outbox:
             if key is not None:
                 self._by_key[key] = path
             if msg.recycle:
-                self._lent[path] = (now + min(RECYCLE_TTL_S, ttl), msg.nbytes)
-                while len(self._lent) > POOL_FILES:
+                self._lent[path] = (now + min(opts.recycle_ttl_s, ttl), msg.nbytes)
+                while len(self._lent) > opts.pool_files:
                     doomed.append(self._lent.popitem(last=False)[0] + FREE_SUFFIX)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._reap_loop, daemon=True,
@@ -310,7 +333,7 @@ class Outbox:
             candidates = [p for p, (_, n) in reversed(lent) if n == nbytes] + [
                 p for p, (_, n) in reversed(lent)
                 if n != nbytes and nbytes // 2 <= n <= 2 * nbytes]
-            for old in candidates[:POOL_FILES]:
+            for old in candidates[:self.options.pool_files]:
                 if not _rename(old + FREE_SUFFIX, path):
                     continue
                 del self._lent[old]
@@ -363,7 +386,7 @@ class Outbox:
             lent = self._lent.pop(path, None)
             if lent is not None and not self._closed:
                 # NOTE: the reader is done now: the file is reusable for RECYCLE_TTL_S.
-                self._lent[path] = (time.monotonic() + RECYCLE_TTL_S, lent[1])
+                self._lent[path] = (time.monotonic() + self.options.recycle_ttl_s, lent[1])
                 self._cond.notify()
         _unlink(path)
         if lent is None:
@@ -439,12 +462,13 @@ class Outbox:
 class PeerState:
     """Whether shared memory is worth offering to one peer.
 
-    Off for `RETRY_AFTER_S` seconds after the peer could not read our files, or we could
-    not read its files.
+    Off for `retry_after_s` seconds (default `RETRY_AFTER_S`) after the peer could not read
+    our files, or we could not read its files.
     """
 
     def __init__(self, address: str, enabled: bool = True,
-                 locality: HostLocality | None = None):
+                 locality: HostLocality | None = None, retry_after_s: float = RETRY_AFTER_S):
+        self.retry_after_s = retry_after_s
         self.address = address
         self.enabled = enabled
         self._locality = locality or HostLocality()
@@ -472,5 +496,5 @@ class PeerState:
         """Stops offering shared memory to this peer for a while."""
         if not self._off_until or time.monotonic() >= self._off_until:
             log.warning("Shared-memory transfer with %s failed (%s); using gRPC streams for "
-                        "%.0f s", self.address, why, RETRY_AFTER_S)
-        self._off_until = time.monotonic() + RETRY_AFTER_S
+                        "%.0f s", self.address, why, self.retry_after_s)
+        self._off_until = time.monotonic() + self.retry_after_s

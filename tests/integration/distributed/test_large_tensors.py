@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from tensorweave.distributed.process_runtime import ProcessRuntime
 from tensorweave.distributed.transport import grpc_client, grpc_server, shm
 from tensorweave.testing.cluster import create_local_cluster
 
 MIB = 1 << 20
+# NOTE: files given back for reuse stay RECYCLE_TTL_S: shortened so the leak check is quick.
+RUNTIME = ProcessRuntime(outbox_options=shm.OutboxOptions(recycle_ttl_s=0.2))
 
 
 def _config(shared_memory: bool = True) -> tf.ConfigProto:
@@ -72,15 +75,13 @@ class Spy:
 
 @pytest.fixture
 def server():
-    s = tf.train.Server.create_local_server(config=_config())
+    s = tf.train.Server.create_local_server(config=_config(), runtime=RUNTIME)
     yield s
     s.stop()
 
 
 @pytest.fixture(autouse=True)
-def _no_leaks(monkeypatch):
-    # NOTE: files given back for reuse live RECYCLE_TTL_S: shorten it so the check is quick.
-    monkeypatch.setattr(shm, "RECYCLE_TTL_S", 0.2)
+def _no_leaks():
     before = set(_my_files())
     yield
     deadline = time.monotonic() + 10.0
@@ -109,7 +110,7 @@ def test_fetch_and_push(server, monkeypatch, mib, shared_memory):
     n = mib * MIB // 4
     g, v, p, assign = _variable_graph(n, f"big_{mib}_{shared_memory}")
     data = np.random.default_rng(mib).random(n, dtype=np.float32)
-    with tf.Session(server.target, graph=g, config=_config(shared_memory)) as sess:
+    with tf.Session(server.target, graph=g, config=_config(shared_memory), runtime=RUNTIME) as sess:
         sess.run(v.initializer)
         sess.run(assign, {p: data})
         out = sess.run(v)
@@ -133,7 +134,7 @@ def test_small_tensors_stay_inline(server, monkeypatch):
     n = (shm.MIN_BYTES - 4) // 4
     g, v, p, assign = _variable_graph(n, "small")
     data = np.arange(n, dtype=np.float32)
-    with tf.Session(server.target, graph=g, config=_config()) as sess:
+    with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
         sess.run(v.initializer)
         sess.run(assign, {p: data})
         np.testing.assert_array_equal(sess.run(v), data)
@@ -156,7 +157,7 @@ def test_fetch_falls_back_when_the_file_cannot_be_read(server, monkeypatch):
             raise shm.ShmError("simulated: not visible here")
         return real_read(msg, *a, **k)
 
-    with tf.Session(server.target, graph=g, config=_config()) as sess:
+    with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
         sess.run(v.initializer)
         sess.run(assign, {p: data})
         monkeypatch.setattr(shm, "read", read_once_fails)
@@ -183,7 +184,7 @@ def test_push_falls_back_when_the_worker_rejects_files(server, monkeypatch):
         return real(self, msgs, sends)
 
     monkeypatch.setattr(grpc_server.WorkerServicer, "_read_shm_sends", reject_once)
-    with tf.Session(server.target, graph=g, config=_config()) as sess:
+    with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
         sess.run(v.initializer)
         spy = Spy(monkeypatch)
         sess.run(assign, {p: data})
@@ -196,12 +197,13 @@ def test_push_falls_back_when_the_worker_rejects_files(server, monkeypatch):
 def test_server_with_shared_memory_disabled(monkeypatch):
     """A server whose default config disables shared memory neither reads feed files nor
     writes fetch files; clients fall back to gRPC."""
-    server = tf.train.Server.create_local_server(config=_config(shared_memory=False))
+    server = tf.train.Server.create_local_server(config=_config(shared_memory=False),
+                                                    runtime=RUNTIME)
     try:
         n = 16 * MIB // 4
         g, v, p, assign = _variable_graph(n, "server_off")
         data = np.random.default_rng(5).random(n, dtype=np.float32)
-        with tf.Session(server.target, graph=g, config=_config()) as sess:
+        with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
             sess.run(v.initializer)
             spy = Spy(monkeypatch)
             sess.run(assign, {p: data})
@@ -223,7 +225,7 @@ def test_unread_files_expire_when_the_receiver_dies(server, monkeypatch):
         left.append(msg.path)
         return np.zeros([d.size for d in msg.tensor_shape.dim], np.float32)
 
-    with tf.Session(server.target, graph=g, config=_config()) as sess:
+    with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
         sess.run(v.initializer)
         monkeypatch.setattr(shm, "read", dead_receiver)
         sess.run(v)
@@ -234,7 +236,7 @@ def test_unread_files_expire_when_the_receiver_dies(server, monkeypatch):
 
 @needs_shm
 def test_server_stop_removes_unread_files(monkeypatch):
-    server = tf.train.Server.create_local_server(config=_config())
+    server = tf.train.Server.create_local_server(config=_config(), runtime=RUNTIME)
     n = 16 * MIB // 4
     g, v, _, _ = _variable_graph(n, "stopped")
     left = []
@@ -244,7 +246,7 @@ def test_server_stop_removes_unread_files(monkeypatch):
         return np.zeros([d.size for d in msg.tensor_shape.dim], np.float32)
 
     try:
-        with tf.Session(server.target, graph=g, config=_config()) as sess:
+        with tf.Session(server.target, graph=g, config=_config(), runtime=RUNTIME) as sess:
             sess.run(v.initializer)
             monkeypatch.setattr(shm, "read", dead_receiver)
             sess.run(v)
@@ -260,7 +262,8 @@ def test_worker_to_worker_recv_tensors(monkeypatch, shared_memory):
     """A worker partition consumes a 16 MiB variable of the ps (`RecvTensors`) and returns
     a 16 MiB result to the client."""
     config = _config(shared_memory)
-    workers, ps = create_local_cluster(1, 1, worker_config=config, ps_config=config)
+    workers, ps = create_local_cluster(1, 1, worker_config=config, ps_config=config,
+                                       runtime=RUNTIME)
     try:
         n = 16 * MIB // 4
         g = tf.Graph()
@@ -273,7 +276,7 @@ def test_worker_to_worker_recv_tensors(monkeypatch, shared_memory):
                 y = v * 2.0
         data = np.random.default_rng(6).random(n, dtype=np.float32)
         target = workers[0].target
-        with tf.Session(target, graph=g, config=config) as sess:
+        with tf.Session(target, graph=g, config=config, runtime=RUNTIME) as sess:
             sess.run(v.initializer)
             sess.run(assign, {p: data})
             spy = Spy(monkeypatch)
@@ -298,7 +301,7 @@ def test_fetch_over_2gib(server, shared_memory):
     g = tf.Graph()
     with g.as_default():
         big = tf.fill([n], 1.5)
-    with tf.Session(server.target, graph=g, config=_config(shared_memory)) as sess:
+    with tf.Session(server.target, graph=g, config=_config(shared_memory), runtime=RUNTIME) as sess:
         out = sess.run(big)
     assert out.shape == (n,) and out.dtype == np.float32
     for i in (0, 1, n // 3, n // 2 + 7, n - 2, n - 1):
@@ -321,7 +324,7 @@ def test_shared_memory_with_a_server_process(monkeypatch):
         n = 16 * MIB // 4
         g, v, p, assign = _variable_graph(n, "cross_process")
         data = np.random.default_rng(7).random(n, dtype=np.float32)
-        with tf.Session(f"grpc://{address}", graph=g, config=_config()) as sess:
+        with tf.Session(f"grpc://{address}", graph=g, config=_config(), runtime=RUNTIME) as sess:
             sess.run(v.initializer)
             sess.run(assign, {p: data})
             np.testing.assert_array_equal(sess.run(v), data)

@@ -308,9 +308,9 @@ def test_peer_state_backs_off_after_failure(monkeypatch):
     assert peer.usable()
     peer.failed("test")
     assert not peer.usable()
-    monkeypatch.setattr(shm, "RETRY_AFTER_S", 0.0)
-    peer.failed("test")
-    assert peer.usable()
+    retrying = shm.PeerState("localhost:1", retry_after_s=0.0)
+    retrying.failed("test")
+    assert retrying.usable()
     assert not shm.PeerState("localhost:1", enabled=False).usable()
     assert not shm.PeerState("192.0.2.7:1").usable()
 
@@ -362,9 +362,8 @@ def test_recycled_file_changes_size(before, after):
         box.close()
 
 
-def test_given_back_files_expire(monkeypatch):
-    monkeypatch.setattr(shm, "RECYCLE_TTL_S", 0.1)
-    box = shm.Outbox(ttl_s=100.0)
+def test_given_back_files_expire():
+    box = shm.Outbox(options=shm.OutboxOptions(ttl_s=100.0, recycle_ttl_s=0.1))
     try:
         msg = shm.write("k", np.ones(64, np.float32), box)
         shm.read(msg)
@@ -376,9 +375,8 @@ def test_given_back_files_expire(monkeypatch):
         box.close()
 
 
-def test_pool_is_bounded(monkeypatch):
-    monkeypatch.setattr(shm, "POOL_FILES", 2)
-    box = shm.Outbox(ttl_s=100.0)
+def test_pool_is_bounded():
+    box = shm.Outbox(options=shm.OutboxOptions(ttl_s=100.0, pool_files=2))
     try:
         msgs = []
         for i in range(4):  # NOTE: each 4x larger: none is reused for the next
@@ -445,9 +443,8 @@ def _wait_gone(path, timeout_s=10.0):
     return not os.path.exists(path)
 
 
-def test_large_tensors_are_not_recycled(monkeypatch):
-    monkeypatch.setattr(shm, "RECYCLE_MAX_BYTES", 1024)
-    box = shm.Outbox(ttl_s=100.0)
+def test_large_tensors_are_not_recycled():
+    box = shm.Outbox(options=shm.OutboxOptions(ttl_s=100.0, recycle_max_bytes=1024))
     try:
         msg = shm.write("k", np.ones(1024, np.float32), box)
         assert not msg.recycle
