@@ -1,0 +1,614 @@
+"""The executor of plans with control flow: frames, iterations and dead tensors.
+
+Follows TensorFlow's executor (`core/common_runtime/executor.cc`, "Implementation of
+Control Flow in TensorFlow" and Yu et al., OSDI'18):
+
+* every node belongs to one static *frame*: the root, or the loop an `Enter` leads into
+  (named by its `frame_name`); an `Exit` leads back to the parent frame;
+* at run time a frame *instance* exists per (parent instance, parent iteration); it holds
+  one state per live *iteration* (pending counts, input values). `NextIteration` moves a
+  value into iteration i+1 of the same instance; at most `parallel_iterations` iterations
+  are in flight, later ones wait; an iteration's state is dropped once it and every
+  iteration before it have nothing left to run;
+* a value is either a tensor or `DEAD`. A node with a dead input does not run and its
+  outputs are dead; `Switch` makes the untaken output dead; `Merge` fires on its first
+  live input (dead only when every input that can reach it in that iteration is dead);
+  a dead value never crosses `NextIteration`; an `Exit` that never saw a live value
+  reports dead to the parent when its frame instance ends; `ControlTrigger` runs anyway.
+
+`frame_plan` chooses this executor only for plans with control-flow ops; other plans keep
+the straight-line `executor.Plan`.
+"""
+
+from __future__ import annotations
+
+import collections
+import queue
+import threading
+from typing import Any
+
+import numpy as np
+
+from tensorweave import errors
+from tensorweave.framework.resource_mgr import Var
+from tensorweave.kernels.context import StepContext
+from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
+from tensorweave.runtime import executor
+from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
+from tensorweave.runtime.plan_entry import wrap_error
+
+CONTROL_FLOW_OPS = frozenset({
+    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
+})
+
+
+class _Dead:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+
+DEAD = _Dead()
+
+# Node kinds: how the executor runs a node and where its outputs go.
+_NORMAL, _SWITCH, _MERGE, _ENTER, _EXIT, _NEXT, _PASS, _TRIGGER = range(8)
+_KINDS = {
+    "Switch": _SWITCH, "RefSwitch": _SWITCH, "Merge": _MERGE, "RefMerge": _MERGE,
+    "Enter": _ENTER, "RefEnter": _ENTER, "Exit": _EXIT, "RefExit": _EXIT,
+    "NextIteration": _NEXT, "RefNextIteration": _NEXT, "LoopCond": _PASS,
+    "Identity": _PASS, "RefIdentity": _PASS, "ControlTrigger": _TRIGGER, "NoOp": _PASS,
+}
+
+
+def has_control_flow(nodes: list[NodeSpec]) -> bool:
+    """True when any node is a control-flow primitive."""
+    return any(n.op in CONTROL_FLOW_OPS for n in nodes)
+
+
+def frame_plan(nodes: list[NodeSpec], feeds: list[str], fetches: list[str], device: str):
+    """The plan for a partition: a `FramePlan` with control flow, else `executor.Plan`."""
+    if has_control_flow(nodes):
+        return FramePlan(nodes, feeds, fetches, device)
+    return executor.Plan(nodes, feeds, fetches, device)
+
+
+class _StaticFrame:
+    __slots__ = ("name", "parent", "size", "pending", "n_inputs", "exits", "n_enters",
+                 "parallel_iterations")
+
+    def __init__(self, name: str, parent: _StaticFrame | None):
+        self.name, self.parent = name, parent
+        self.size = self.n_inputs = self.n_enters = 0
+        self.pending: list[int] = []
+        self.exits: list[_Node] = []
+        self.parallel_iterations = 10
+
+
+class _Node:
+    __slots__ = ("spec", "name", "kind", "fn", "is_async", "deref", "frame", "local",
+                 "in_base", "n_in", "outs", "ctrl_outs", "child", "is_constant",
+                 "merge_expect", "n_ctrl", "nout")
+
+    def __init__(self, spec: NodeSpec, kind: int):
+        self.spec, self.name, self.kind = spec, spec.name, kind
+        self.fn: Any = None
+        self.is_async = False
+        self.deref: tuple[int, ...] = ()
+        self.frame: _StaticFrame | None = None
+        self.local = self.in_base = self.n_in = self.n_ctrl = 0
+        self.nout = len(spec.output_dtypes)
+        self.outs: list[list[tuple[_Node, int]]] = [[] for _ in range(self.nout)]
+        self.ctrl_outs: list[_Node] = []
+        self.child: _StaticFrame | None = None
+        self.is_constant = False
+        self.merge_expect = (0, 0)  # live-or-dead inputs expected in iteration 0, later
+
+
+class _Entry:
+    """What `DirectSession` reads off a plan's entries (partition graphs)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: NodeSpec):
+        self.node = node
+
+
+class FramePlan:
+    """An executable partition with control-flow ops (same interface as `executor.Plan`).
+
+    Raises:
+      NotFoundError: if an op has no CPU kernel.
+      InvalidArgumentError: if an input names a node outside the plan, or a node cannot be
+        reached from the plan's roots.
+    """
+
+    def __init__(self, nodes: list[NodeSpec], feeds: list[str], fetches: list[str], device: str):
+        self.device = device
+        self.feeds = list(feeds)
+        self.fetches = list(fetches)
+        self._entries = [_Entry(n) for n in nodes]
+        self._nodes = [_Node(n, _KINDS.get(n.op, _NORMAL)) for n in nodes]
+        by_name = {n.name: n for n in self._nodes}
+        feed_pos = {name: i for i, name in enumerate(self.feeds)}
+        self._feed_edges: list[list[tuple[_Node, int]]] = [[] for _ in self.feeds]
+        self._root = _StaticFrame("", None)
+        for n in self._nodes:
+            self._wire(n, by_name, feed_pos)
+        self._assign_frames(by_name)
+        for n in self._nodes:
+            self._build_kernel(n)
+        self._fetch_at: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
+        self._fetch_feed: list[tuple[int, int]] = []
+        for i, name in enumerate(self.fetches):
+            if name in feed_pos:
+                self._fetch_feed.append((i, feed_pos[name]))
+                continue
+            src, idx = split_tensor_name(name)
+            node = by_name.get(src)
+            if node is None or idx >= node.nout:
+                raise errors.InvalidArgumentError(None, None, f"Fetch {name} is not in the plan")
+            if node.frame is not self._root and node.kind != _EXIT:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {name} is inside a while loop and cannot be fetched")
+            self._fetch_at[(src, idx)].append(i)
+        self._fetch_nodes = {by_name[s] for s, _ in self._fetch_at}
+        self._fed_fetches = {i for i, _ in self._fetch_feed}
+        self._roots = [n for n in self._nodes if n.frame is self._root
+                       and n.kind != _MERGE and self._root.pending[n.local] == 0]
+        self._has_async = any(n.is_async for n in self._nodes)
+
+    # --------------------------------------------------------------- building
+    def _wire(self, n: _Node, by_name: dict[str, _Node], feed_pos: dict[str, int]) -> None:
+        data = n.spec.data_inputs()
+        n.n_in = len(data)
+        for pos, (src, idx) in enumerate(data):
+            key = f"{src}:{idx}"
+            if key in feed_pos:
+                self._feed_edges[feed_pos[key]].append((n, pos))
+                continue
+            if src not in by_name:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node {n.name}: input {key} is not produced in this plan")
+            by_name[src].outs[idx].append((n, pos))
+        for src in n.spec.control_inputs():
+            if src not in by_name:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node {n.name} has input {src}, which is not in the plan")
+            by_name[src].ctrl_outs.append(n)
+            n.n_ctrl += 1
+
+    def _assign_frames(self, by_name: dict[str, _Node]) -> None:
+        frames: dict[str, _StaticFrame] = {}
+        has_input = {d.name for n in self._nodes for d in _successors(n)}
+        todo = collections.deque(n for n in self._nodes if n.name not in has_input)
+        for n in todo:
+            n.frame = self._root
+        while todo:
+            n = todo.popleft()
+            out_frame = n.frame
+            if n.kind == _ENTER:
+                fname = n.spec.attrs["frame_name"]
+                out_frame = frames.get(fname)
+                if out_frame is None:
+                    out_frame = frames[fname] = _StaticFrame(fname, n.frame)
+                out_frame.n_enters += 1
+                out_frame.parallel_iterations = max(1, n.spec.attrs.get("parallel_iterations", 10))
+                n.child, n.is_constant = out_frame, bool(n.spec.attrs.get("is_constant"))
+            elif n.kind == _EXIT:
+                if n.frame.parent is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Exit node {n.name} is not inside a while loop")
+                out_frame = n.frame.parent
+                n.frame.exits.append(n)
+            for d in _successors(n):
+                if d.frame is None:
+                    d.frame = out_frame
+                    todo.append(d)
+        for n in self._nodes:
+            if n.frame is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node {n.name} cannot be reached from the plan's inputs")
+            f = n.frame
+            n.local, n.in_base = f.size, f.n_inputs
+            f.size += 1
+            f.n_inputs += n.n_in
+            if n.kind == _MERGE:
+                back = sum(1 for src, _ in n.spec.data_inputs()
+                           if src in by_name and by_name[src].kind == _NEXT)
+                n.merge_expect = (n.n_in - back, back if back else n.n_in)
+                f.pending.append(n.n_ctrl)
+            else:
+                f.pending.append(n.n_in + n.n_ctrl)
+
+    def _build_kernel(self, n: _Node) -> None:
+        spec = n.spec
+        refs = spec.ref_inputs
+        n.deref = tuple(k for k in range(n.n_in) if not (k < len(refs) and refs[k]))
+        if n.kind != _NORMAL:
+            return
+        try:
+            builder = lookup_builder(spec.op, "CPU")
+        except LookupError:
+            raise errors.NotFoundError(
+                None, None,
+                f"No registered '{spec.op}' OpKernel for CPU devices compatible with node "
+                f"{{{{node {spec.name}}}}}",
+            ) from None
+        in_types = spec.op_def.input_dtypes(spec.attrs) if spec.op_def is not None else []
+        kn = KernelNode(spec.name, spec.op, spec.attrs, self.device, tuple(in_types),
+                        tuple(spec.output_dtypes))
+        try:
+            n.fn = builder(kn)
+        except errors.OpError as e:
+            raise errors.with_node(e, spec.name) from None
+        except (ValueError, TypeError, KeyError) as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"{e}\n\t [[{{{{node {spec.name}}}}}]]") from e
+        n.is_async = isinstance(n.fn, AsyncKernel)
+
+    # ---------------------------------------------------------------- running
+    @property
+    def node_names(self) -> list[str]:
+        """Names of the nodes (in graph order)."""
+        return [n.name for n in self._nodes]
+
+    def waits_in_own_thread(self, traced: bool) -> bool:
+        """False: receives complete through the executor's completion queue."""
+        return False
+
+    def run(self, ctx: StepContext, feeds: list[Any], stats: Any = None) -> list[Any]:
+        """Runs one step; returns the fetched values (refs read) in `fetches` order.
+
+        Raises:
+          OpError: the first kernel error, with the failing node named (variables written
+            by this run are rolled back first); InvalidArgumentError when a fetched tensor
+            is dead (its branch was not taken).
+        """
+        try:
+            return _Run(self, ctx, stats).run(feeds)
+        except BaseException as e:
+            ctx.cancellation.start_cancel(
+                e if isinstance(e, errors.OpError)
+                else errors.CancelledError(None, None, str(e)))
+            ctx.rollback()
+            raise
+
+
+def _successors(n: _Node):
+    for edges in n.outs:
+        for d, _ in edges:
+            yield d
+    yield from n.ctrl_outs
+
+
+class _Frame:
+    """A frame instance: the iterations of one loop for one parent iteration."""
+
+    __slots__ = ("static", "parent_iter", "iters", "first", "next_iter", "pending_enters",
+                 "invariants", "deferred", "live_exits", "key")
+
+    def __init__(self, static: _StaticFrame, parent_iter: _Iter | None, key: Any):
+        self.static, self.parent_iter, self.key = static, parent_iter, key
+        self.iters: dict[int, _Iter] = {}
+        self.first = 0
+        self.next_iter = 0
+        self.pending_enters = static.n_enters
+        self.invariants: list[tuple[_Node, int, Any]] = []
+        self.deferred: list[tuple[_Node, int, Any]] = []
+        self.live_exits: set[_Node] = set()
+
+
+class _Iter:
+    __slots__ = ("frame", "num", "inputs", "pending", "dead", "outstanding", "children",
+                 "merged")
+
+    def __init__(self, frame: _Frame, num: int):
+        st = frame.static
+        self.frame, self.num = frame, num
+        self.inputs: list[Any] = [None] * st.n_inputs
+        self.pending = list(st.pending)
+        self.dead = [0] * st.size
+        self.outstanding = 0
+        self.children: dict[str, _Frame] = {}
+        self.merged: dict[int, int] = {}
+
+
+class _Run:
+    """The state of one step of a `FramePlan`."""
+
+    def __init__(self, plan: FramePlan, ctx: StepContext, stats: Any):
+        self.plan, self.ctx, self.stats = plan, ctx, stats
+        self.ready: collections.deque = collections.deque()
+        self.results: list[Any] = [None] * len(plan.fetches)
+        self.completions: queue.SimpleQueue = queue.SimpleQueue()
+        self.in_flight = 0
+        root = _Frame(plan._root, None, None)
+        self.root_iter = _Iter(root, 0)
+        root.iters[0] = self.root_iter
+
+    def run(self, feeds: list[Any]) -> list[Any]:
+        plan, it = self.plan, self.root_iter
+        for i, v in plan._fetch_feed:
+            self.results[i] = v
+        for edges, v in zip(plan._feed_edges, feeds, strict=True):
+            for dst, pos in edges:
+                self._deliver(it, dst, pos, v)
+        for n in plan._roots:
+            it.outstanding += 1
+            self.ready.append((n, it))
+        ctx = self.ctx
+        token = ctx.cancellation.register(
+            lambda err: self.completions.put((None, None, None, err)))
+        try:
+            if token is None:
+                ctx.cancellation.check()
+            with np.errstate(all="ignore"):
+                self._loop()
+        finally:
+            ctx.cancellation.deregister(token)
+        out = []
+        for i, v in enumerate(self.results):
+            if v is DEAD or (v is None and i not in plan._fed_fetches):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Retval[{i}] does not have value: fetch "
+                    f"{plan.fetches[i]} is dead (its branch or loop iteration was not taken)")
+            out.append(v.read() if type(v) is Var else v)
+        return out
+
+    def _loop(self) -> None:
+        ready = self.ready
+        while True:
+            while ready:
+                node, it = ready.popleft()
+                self._process(node, it)
+            if not self.in_flight:
+                return
+            node, it, outs, err = self._wait()
+            self.in_flight -= 1
+            if err is not None:
+                raise wrap_error(err, node.spec if node is not None else None) from err
+            self._finish(node, it, outs if node.nout != 1 else [outs], False)
+
+    def _wait(self) -> tuple:
+        timeout = self.ctx.remaining_s()
+        try:
+            item = self.completions.get(
+                timeout=max(timeout, 0.0) if timeout is not None else None)
+        except queue.Empty:
+            raise errors.DeadlineExceededError(
+                None, None, f"Timed out waiting for the step on {self.plan.device}") from None
+        if item[0] is None:
+            raise item[3]
+        return item
+
+    # ------------------------------------------------------------- one node
+    def _process(self, node: _Node, it: _Iter) -> None:
+        kind, local = node.kind, node.local
+        base = node.in_base
+        args = it.inputs[base: base + node.n_in]
+        if node.n_in:
+            it.inputs[base: base + node.n_in] = [None] * node.n_in
+        dead = it.dead[local] > 0
+        if node.deref and kind != _NORMAL:
+            args = [a.read() if type(a) is Var and k in node.deref else a
+                    for k, a in enumerate(args)]
+        if kind == _MERGE:
+            k = it.merged.get(local)
+            outs = [DEAD, DEAD] if k is None else [args[k], np.int32(k)]
+            self._finish(node, it, outs, k is None)
+            return
+        if dead and kind != _TRIGGER:
+            self._finish(node, it, [DEAD] * node.nout, True)
+            return
+        if kind == _SWITCH:
+            v, pred = args
+            outs = [DEAD, v] if bool(_value(pred)) else [v, DEAD]
+        elif kind in (_PASS, _ENTER, _EXIT, _NEXT):
+            outs = args[:1] if node.nout else []
+        elif kind == _TRIGGER:
+            outs = []
+        else:
+            for k in node.deref:
+                if type(args[k]) is Var:
+                    args[k] = args[k].read()
+            if node.is_async:
+                self.in_flight += 1
+                node.fn.start(self.ctx, args, _FrameDone(self.completions, node, it))
+                return
+            stats = self.stats
+            start = executor._now_us() if stats is not None else 0
+            try:
+                r = node.fn(self.ctx, *args)
+            except Exception as e:
+                raise wrap_error(e, node.spec) from e
+            if stats is not None:
+                stats.add(node.name, node.spec.op, start, executor._now_us(),
+                          threading.get_ident() & 0xFFFF, node.name)
+            outs = [r] if node.nout == 1 else (r if node.nout else [])
+        self._finish(node, it, outs, False)
+
+    def _finish(self, node: _Node, it: _Iter, outs: Any, is_dead: bool) -> None:
+        """Propagates a node's outputs, then retires it from its iteration."""
+        kind = node.kind
+        if node in self.plan._fetch_nodes and it is self.root_iter:
+            for idx in range(node.nout):
+                for i in self.plan._fetch_at.get((node.name, idx), ()):
+                    self.results[i] = outs[idx]
+        if kind == _ENTER:
+            self._enter(node, it, outs[0])
+        elif kind == _EXIT:
+            self._exit(node, it, outs[0])
+        elif kind == _NEXT:
+            if outs[0] is not DEAD:
+                self._next_iteration(node, it, outs[0])
+        else:
+            for idx, edges in enumerate(node.outs):
+                if edges:
+                    v = outs[idx]
+                    for dst, pos in edges:
+                        self._deliver(it, dst, pos, v)
+        if kind not in (_ENTER, _EXIT, _NEXT):
+            for dst in node.ctrl_outs:
+                self._deliver_ctrl(it, dst, is_dead)
+        it.outstanding -= 1
+        if it.outstanding == 0 and it.frame.parent_iter is not None:
+            self._cleanup(it.frame)
+
+    def _deliver(self, it: _Iter, dst: _Node, pos: int, v: Any) -> None:
+        local = dst.local
+        if dst.kind == _MERGE:
+            if local in it.merged or it.pending[local] < 0:
+                return
+            if v is DEAD:
+                it.dead[local] += 1
+                expect = dst.merge_expect[0 if it.num == 0 else 1]
+                if it.dead[local] < expect:
+                    return
+            else:
+                it.inputs[dst.in_base + pos] = v
+                it.merged[local] = pos
+            if it.pending[local] == 0:
+                it.pending[local] = -1
+                it.outstanding += 1
+                self.ready.append((dst, it))
+            return
+        it.inputs[dst.in_base + pos] = v
+        if v is DEAD:
+            it.dead[local] += 1
+        it.pending[local] -= 1
+        if it.pending[local] == 0:
+            it.outstanding += 1
+            self.ready.append((dst, it))
+
+    def _deliver_ctrl(self, it: _Iter, dst: _Node, is_dead: bool) -> None:
+        local = dst.local
+        if dst.kind == _MERGE:
+            it.pending[local] -= 1
+            if it.pending[local] == 0 and (local in it.merged or it.dead[local] >= (
+                    dst.merge_expect[0 if it.num == 0 else 1])):
+                it.pending[local] = -1
+                it.outstanding += 1
+                self.ready.append((dst, it))
+            return
+        if is_dead:
+            it.dead[local] += 1
+        it.pending[local] -= 1
+        if it.pending[local] == 0:
+            it.outstanding += 1
+            self.ready.append((dst, it))
+
+    # ---------------------------------------------------------------- frames
+    def _enter(self, node: _Node, it: _Iter, v: Any) -> None:
+        child = it.children.get(node.child.name)
+        if child is None:
+            child = _Frame(node.child, it, node.child.name)
+            it.children[node.child.name] = child
+            child.iters[0] = _Iter(child, 0)
+            child.next_iter = 1
+            it.outstanding += 1  # the child frame instance, until it ends
+        child.pending_enters -= 1
+        targets = list(child.iters.values()) if node.is_constant else [child.iters.get(0)]
+        for dst, pos in node.outs[0]:
+            if node.is_constant:
+                child.invariants.append((dst, pos, v))
+            for cit in targets:
+                if cit is not None:
+                    self._deliver(cit, dst, pos, v)
+        for dst in node.ctrl_outs:
+            if child.iters.get(0) is not None:
+                self._deliver_ctrl(child.iters[0], dst, v is DEAD)
+        if child.pending_enters == 0 and child.iters.get(0) is not None:
+            if child.iters[0].outstanding == 0:
+                self._cleanup(child)
+
+    def _exit(self, node: _Node, it: _Iter, v: Any) -> None:
+        if v is DEAD:
+            return
+        frame = it.frame
+        frame.live_exits.add(node)
+        parent = frame.parent_iter
+        if node in self.plan._fetch_nodes and parent is self.root_iter:
+            for i in self.plan._fetch_at.get((node.name, 0), ()):
+                self.results[i] = v
+        for dst, pos in node.outs[0]:
+            self._deliver(parent, dst, pos, v)
+        for dst in node.ctrl_outs:
+            self._deliver_ctrl(parent, dst, False)
+
+    def _next_iteration(self, node: _Node, it: _Iter, v: Any) -> None:
+        frame = it.frame
+        nxt = frame.iters.get(it.num + 1)
+        if nxt is None:
+            if it.num + 1 < frame.next_iter:
+                raise errors.InternalError(
+                    None, None, f"{node.name}: iteration {it.num + 1} already ended")
+            if len(frame.iters) >= frame.static.parallel_iterations:
+                frame.deferred.extend((dst, pos, v) for dst, pos in node.outs[0])
+                return
+            nxt = self._new_iteration(frame)
+        for dst, pos in node.outs[0]:
+            self._deliver(nxt, dst, pos, v)
+
+    def _new_iteration(self, frame: _Frame) -> _Iter:
+        nxt = _Iter(frame, frame.next_iter)
+        frame.iters[nxt.num] = nxt
+        frame.next_iter += 1
+        nxt.outstanding += 1  # held while the invariants are delivered
+        for dst, pos, val in frame.invariants:
+            self._deliver(nxt, dst, pos, val)
+        nxt.outstanding -= 1
+        return nxt
+
+    def _cleanup(self, frame: _Frame) -> None:
+        """Ends the finished iterations of `frame` in order, starts deferred ones, and
+        ends the frame instance when nothing is left in it."""
+        while True:
+            first = frame.iters.get(frame.first)
+            if first is None or first.outstanding or (
+                    first.num == 0 and frame.pending_enters):
+                break
+            del frame.iters[frame.first]
+            frame.first += 1
+            if frame.deferred and len(frame.iters) < frame.static.parallel_iterations:
+                deferred, frame.deferred = frame.deferred, []
+                nxt = self._new_iteration(frame)
+                for dst, pos, v in deferred:
+                    self._deliver(nxt, dst, pos, v)
+        if frame.iters or frame.deferred or frame.pending_enters:
+            return
+        parent = frame.parent_iter
+        del parent.children[frame.key]
+        for ex in frame.static.exits:
+            if ex not in frame.live_exits:
+                for dst, pos in ex.outs[0]:
+                    self._deliver(parent, dst, pos, DEAD)
+                for dst in ex.ctrl_outs:
+                    self._deliver_ctrl(parent, dst, True)
+                if ex in self.plan._fetch_nodes and parent is self.root_iter:
+                    for i in self.plan._fetch_at.get((ex.name, 0), ()):
+                        self.results[i] = DEAD
+        parent.outstanding -= 1
+        if parent.outstanding == 0 and parent.frame.parent_iter is not None:
+            self._cleanup(parent.frame)
+
+
+class _FrameDone:
+    """The completion callback of an asynchronous kernel inside a frame."""
+
+    __slots__ = ("_q", "_node", "_it", "_called")
+
+    def __init__(self, q: queue.SimpleQueue, node: _Node, it: _Iter):
+        self._q, self._node, self._it, self._called = q, node, it, False
+
+    def __call__(self, outputs: Any = None, error: BaseException | None = None) -> None:
+        """Reports the kernel's outputs or error (only the first call counts)."""
+        if self._called:
+            return
+        self._called = True
+        self._q.put((self._node, self._it, outputs, error))
+
+
+def _value(v: Any) -> Any:
+    return v.read() if type(v) is Var else v
