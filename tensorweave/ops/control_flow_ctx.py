@@ -514,13 +514,13 @@ class WhileContext(ControlFlowContext):
         return original_body_result, exit_vars
 
 
-def _add_next_and_back_edge(m: Tensor, v: Tensor) -> Tensor:
+def _add_next_and_back_edge(m: Tensor, v: Tensor, enforce_shape: bool = True) -> Tensor:
     if v.dtype.base_dtype != m.dtype.base_dtype:
         raise TypeError(
             f"Loop variable {m.op.inputs[0].op.inputs[0].name} enters the loop as "
             f"{m.dtype.base_dtype.name} but the body returns {v.dtype.base_dtype.name}")
     v = util.next_iteration(v)
-    if not shape_less_than_or_equal(v.shape, m.shape):
+    if enforce_shape and not shape_less_than_or_equal(v.shape, m.shape):
         input_t = m.op.inputs[0].op.inputs[0]
         raise ValueError(
             f"Input tensor '{input_t.name}' enters the loop with shape {input_t.shape}, but "

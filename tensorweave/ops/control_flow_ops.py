@@ -96,10 +96,12 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
 
     Args:
       pred: bool scalar tensor.
-      true_fn, false_fn: callables without arguments.
+      true_fn: callable without arguments, built into the true branch.
+      false_fn: callable without arguments, built into the false branch.
       strict: when False, a branch result that is a one-element list/tuple is unpacked.
       name: name scope (default `cond`).
-      fn1, fn2: deprecated aliases of `true_fn` and `false_fn`.
+      fn1: deprecated alias of `true_fn`.
+      fn2: deprecated alias of `false_fn`.
 
     Returns:
       The merged results, structured as `true_fn`'s.
@@ -183,9 +185,11 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None,
 
     Args:
       pred_fn_pairs: a list of (bool scalar tensor, callable) pairs, or a dict.
-      default: callable used when no predicate is true (default: the last pair's callable,
-        as TensorFlow, which then also asserts that its predicate holds... here not checked).
+      default: callable used when no predicate is true (default: the last pair's callable;
+        TensorFlow then also asserts at run time that its predicate holds, we do not).
       exclusive: when True, asserts at run time that at most one predicate is true.
+      strict: passed to each `cond`.
+      name: name scope.
 
     Raises:
       TypeError: malformed pairs, non-bool predicates or non-callables.
@@ -245,6 +249,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
       swap_memory: accepted; values kept for gradients stay in host memory anyway.
       maximum_iterations: int scalar; the loop ends after this many iterations.
       return_same_structure: always return a structure like `loop_vars`.
+      name: name scope (default `while`).
 
     Returns:
       The loop variables' values after the last iteration (a single tensor unpacked
@@ -328,3 +333,7 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_ite
 
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "while_loop"]
+
+
+# Registers the gradients of the control-flow primitives; last, as in `array_ops`.
+from tensorweave.ops import control_flow_grad as _control_flow_grad  # noqa: E402, F401

@@ -28,6 +28,8 @@ def switch(data: Any, pred: Any, dtype: Any = None, name: str | None = None):
     Args:
       data: any tensor.
       pred: bool scalar.
+      dtype: dtype to convert `data` to.
+      name: name scope.
     """
     with graph_mod.name_scope(name, "Switch", [data, pred]) as scope:
         data = convert_to_tensor(data, dtype=dtype, name="data")

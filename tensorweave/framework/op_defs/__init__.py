@@ -7,4 +7,7 @@ imports a GraphDef or serves a cluster knows every op. Graph-building wrappers i
 and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 `core/ops/*.cc` REGISTER_OP files play the same role).
 """
-from tensorweave.framework.op_defs import control_flow  # noqa: F401
+from tensorweave.framework.op_defs import (
+    control_flow,  # noqa: F401
+    stack,  # noqa: F401
+)
