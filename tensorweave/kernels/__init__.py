@@ -16,5 +16,6 @@ from tensorweave.kernels import (  # noqa: F401
     staleness_kernels,
     state_kernels,
     summary_kernels,
+    tensor_array_kernels,
     training_kernels,
 )

@@ -88,3 +88,33 @@ CASES = [
     GradientCase("NextIteration", _unknown_shape_loop, ((4,),), "unknown_shape"),
     GradientCase("Switch", _loop_of_two, ((2,), (2,)), "two_vars"),
 ]
+
+
+# ----------------------------------------------------------------- TensorArrays
+def _ta_read_write(x: Any) -> Any:
+    from tensorweave.ops.tensor_array_ops import TensorArray
+
+    ta = TensorArray(dtypes.float64, size=2).write(0, x * 2.0).write(1, math_ops.sin(x))
+    return ta.read(0) * ta.read(1)
+
+
+def _ta_gather_scatter(x: Any) -> Any:
+    from tensorweave.ops.tensor_array_ops import TensorArray
+
+    return TensorArray(dtypes.float64, size=3).scatter([2, 0, 1], x * x).gather([1, 2])
+
+
+def _ta_concat_split(x: Any) -> Any:
+    from tensorweave.ops.tensor_array_ops import TensorArray
+
+    return TensorArray(dtypes.float64, size=2).split(math_ops.tanh(x), [1, 3]).concat()
+
+
+TENSOR_ARRAY_CASES = [
+    GradientCase("TensorArrayReadV3", _ta_read_write, ((2,),), "read"),
+    GradientCase("TensorArrayWriteV3", _ta_read_write, ((2, 2),), "write"),
+    GradientCase("TensorArrayGatherV3", _ta_gather_scatter, ((3, 2),), "gather"),
+    GradientCase("TensorArrayScatterV3", _ta_gather_scatter, ((3,),), "scatter"),
+    GradientCase("TensorArrayConcatV3", _ta_concat_split, ((4, 2),), "concat"),
+    GradientCase("TensorArraySplitV3", _ta_concat_split, ((4,),), "split"),
+]
