@@ -58,6 +58,7 @@ from tensorweave.ops.logging_ops import *  # noqa: F403
 from tensorweave.ops.math_ops import *  # noqa: F403
 from tensorweave.ops.partitioned_variables import *  # noqa: F403
 from tensorweave.ops.random_ops import *  # noqa: F403
+from tensorweave.ops.sequence_ops import *  # noqa: F403
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.tensor_array_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403

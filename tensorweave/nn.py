@@ -7,6 +7,7 @@ The logic lives in `tensorweave.ops.nn_ops`, `nn_conv_ops`, `nn_impl` and
 `nn_conv_kernels`.
 """
 
+from tensorweave.ops import rnn_cell  # noqa: F401  (the `tf.nn.rnn_cell` namespace module)
 from tensorweave.ops.cwise_ops import sigmoid, tanh
 from tensorweave.ops.embedding_ops import embedding_lookup
 from tensorweave.ops.nn_conv_ops import (
@@ -43,6 +44,7 @@ from tensorweave.ops.nn_ops import (
     softsign,
     top_k,
 )
+from tensorweave.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_rnn
 
 __all__ = [
     "avg_pool",
@@ -76,4 +78,9 @@ __all__ = [
     "weighted_cross_entropy_with_logits",
     "xw_plus_b",
     "zero_fraction",
+    # Recurrent networks (tensorweave.ops.rnn, rnn_cell_impl).
+    "bidirectional_dynamic_rnn",
+    "dynamic_rnn",
+    "raw_rnn",
+    "static_rnn",
 ]

@@ -12,6 +12,7 @@ from tensorweave.kernels import (  # noqa: F401
     nn_kernels,
     random_kernels,
     sendrecv_kernels,
+    sequence_kernels,
     stack_kernels,
     staleness_kernels,
     state_kernels,

@@ -118,3 +118,12 @@ TENSOR_ARRAY_CASES = [
     GradientCase("TensorArrayConcatV3", _ta_concat_split, ((4, 2),), "concat"),
     GradientCase("TensorArraySplitV3", _ta_concat_split, ((4,),), "split"),
 ]
+
+
+def _reverse_sequence(x: Any) -> Any:
+    from tensorweave.ops.sequence_ops import reverse_sequence
+
+    return reverse_sequence(x * x, [3, 1], seq_axis=1, batch_axis=0)
+
+
+REVERSE_SEQUENCE_CASE = GradientCase("ReverseSequence", _reverse_sequence, ((2, 3, 2),))

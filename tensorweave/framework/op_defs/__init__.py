@@ -9,6 +9,7 @@ and NumPy kernels in `kernels/` both look definitions up here (TensorFlow's
 """
 from tensorweave.framework.op_defs import (
     control_flow,  # noqa: F401
+    reverse_sequence,  # noqa: F401
     stack,  # noqa: F401
     tensor_array,  # noqa: F401
 )
