@@ -53,12 +53,13 @@ class _Dead:
 DEAD = _Dead()
 
 # Node kinds: how the executor runs a node and where its outputs go.
-_NORMAL, _SWITCH, _MERGE, _ENTER, _EXIT, _NEXT, _PASS, _TRIGGER = range(8)
+_NORMAL, _SWITCH, _MERGE, _ENTER, _EXIT, _NEXT, _PASS, _TRIGGER, _CONST = range(9)
 _KINDS = {
     "Switch": _SWITCH, "RefSwitch": _SWITCH, "Merge": _MERGE, "RefMerge": _MERGE,
     "Enter": _ENTER, "RefEnter": _ENTER, "Exit": _EXIT, "RefExit": _EXIT,
     "NextIteration": _NEXT, "RefNextIteration": _NEXT, "LoopCond": _PASS,
     "Identity": _PASS, "RefIdentity": _PASS, "ControlTrigger": _TRIGGER, "NoOp": _PASS,
+    "Const": _CONST,
 }
 
 
@@ -89,7 +90,7 @@ class _StaticFrame:
 class _Node:
     __slots__ = ("spec", "name", "kind", "fn", "is_async", "deref", "frame", "local",
                  "in_base", "n_in", "outs", "ctrl_outs", "child", "is_constant",
-                 "merge_expect", "n_ctrl", "nout")
+                 "merge_expect", "n_ctrl", "nout", "may_ref", "is_fetch", "const")
 
     def __init__(self, spec: NodeSpec, kind: int):
         self.spec, self.name, self.kind = spec, spec.name, kind
@@ -104,6 +105,9 @@ class _Node:
         self.child: _StaticFrame | None = None
         self.is_constant = False
         self.merge_expect = (0, 0)  # live-or-dead inputs expected in iteration 0, later
+        self.may_ref = False  # some input comes from a reference output (a `Var`)
+        self.is_fetch = False
+        self.const: Any = None
 
 
 class _Entry:
@@ -154,10 +158,15 @@ class FramePlan:
                     None, None, f"Fetch {name} is inside a while loop and cannot be fetched")
             self._fetch_at[(src, idx)].append(i)
         self._fetch_nodes = {by_name[s] for s, _ in self._fetch_at}
+        for n in self._fetch_nodes:
+            n.is_fetch = True
         self._fed_fetches = {i for i, _ in self._fetch_feed}
         self._roots = [n for n in self._nodes if n.frame is self._root
                        and n.kind != _MERGE and self._root.pending[n.local] == 0]
         self._has_async = any(n.is_async for n in self._nodes)
+        # NOTE: the most iterations of one frame instance alive at once in the last run
+        # (bounded by parallel_iterations; for tests and tuning).
+        self.last_peak_iterations = 0
 
     # --------------------------------------------------------------- building
     def _wire(self, n: _Node, by_name: dict[str, _Node], feed_pos: dict[str, int]) -> None:
@@ -172,6 +181,8 @@ class FramePlan:
                 raise errors.InvalidArgumentError(
                     None, None, f"Node {n.name}: input {key} is not produced in this plan")
             by_name[src].outs[idx].append((n, pos))
+            if by_name[src].spec.output_dtypes[idx]._is_ref_dtype:
+                n.may_ref = True
         for src in n.spec.control_inputs():
             if src not in by_name:
                 raise errors.InvalidArgumentError(
@@ -226,7 +237,11 @@ class FramePlan:
         spec = n.spec
         refs = spec.ref_inputs
         n.deref = tuple(k for k in range(n.n_in) if not (k < len(refs) and refs[k]))
-        if n.kind != _NORMAL:
+        if not n.may_ref:
+            n.deref = ()
+        if n.kind == _CONST and (n.n_in or n.nout != 1):
+            n.kind = _NORMAL
+        if n.kind not in (_NORMAL, _CONST):
             return
         try:
             builder = lookup_builder(spec.op, "CPU")
@@ -324,6 +339,7 @@ class _Run:
         self.results: list[Any] = [None] * len(plan.fetches)
         self.completions: queue.SimpleQueue = queue.SimpleQueue()
         self.in_flight = 0
+        self.peak_iterations = 1
         root = _Frame(plan._root, None, None)
         self.root_iter = _Iter(root, 0)
         root.iters[0] = self.root_iter
@@ -348,6 +364,11 @@ class _Run:
                 self._loop()
         finally:
             ctx.cancellation.deregister(token)
+        self.plan.last_peak_iterations = self.peak_iterations
+        if self.root_iter.children:
+            raise errors.InternalError(
+                None, None, "Loop frames did not finish: "
+                f"{sorted(self.root_iter.children)} (a malformed while loop?)")
         out = []
         for i, v in enumerate(self.results):
             if v is DEAD or (v is None and i not in plan._fed_fetches):
@@ -358,11 +379,21 @@ class _Run:
         return out
 
     def _loop(self) -> None:
-        ready = self.ready
+        ready, ctx, count = self.ready, self.ctx, 0
         while True:
             while ready:
                 node, it = ready.popleft()
                 self._process(node, it)
+                count += 1
+                if not count & 1023:
+                    # NOTE: a long loop of synchronous kernels still honours the step's
+                    # cancellation and deadline.
+                    ctx.cancellation.check()
+                    left = ctx.remaining_s()
+                    if left is not None and left <= 0:
+                        raise errors.DeadlineExceededError(
+                            None, None, f"Timed out in a loop on {self.plan.device} "
+                            f"(at {node.name})")
             if not self.in_flight:
                 return
             node, it, outs, err = self._wait()
@@ -385,28 +416,37 @@ class _Run:
 
     # ------------------------------------------------------------- one node
     def _process(self, node: _Node, it: _Iter) -> None:
-        kind, local = node.kind, node.local
-        base = node.in_base
-        args = it.inputs[base: base + node.n_in]
-        if node.n_in:
-            it.inputs[base: base + node.n_in] = [None] * node.n_in
-        dead = it.dead[local] > 0
+        kind, n_in = node.kind, node.n_in
+        inputs = it.inputs
+        if n_in == 1:
+            args = [inputs[node.in_base]]
+            inputs[node.in_base] = None
+        elif n_in:
+            base = node.in_base
+            args = inputs[base: base + n_in]
+            inputs[base: base + n_in] = [None] * n_in
+        else:
+            args = []
         if node.deref and kind != _NORMAL:
             args = [a.read() if type(a) is Var and k in node.deref else a
                     for k, a in enumerate(args)]
         if kind == _MERGE:
-            k = it.merged.get(local)
+            k = it.merged.get(node.local)
             outs = [DEAD, DEAD] if k is None else [args[k], np.int32(k)]
             self._finish(node, it, outs, k is None)
             return
-        if dead and kind != _TRIGGER:
+        if it.dead[node.local] and kind != _TRIGGER:
             self._finish(node, it, [DEAD] * node.nout, True)
             return
-        if kind == _SWITCH:
+        if kind == _PASS or kind == _ENTER or kind == _EXIT or kind == _NEXT:
+            outs = args[:1] if node.nout else []
+        elif kind == _SWITCH:
             v, pred = args
             outs = [DEAD, v] if bool(_value(pred)) else [v, DEAD]
-        elif kind in (_PASS, _ENTER, _EXIT, _NEXT):
-            outs = args[:1] if node.nout else []
+        elif kind == _CONST and self.stats is None:
+            if node.const is None:
+                node.const = node.fn(self.ctx)
+            outs = [node.const]
         elif kind == _TRIGGER:
             outs = []
         else:
@@ -432,7 +472,7 @@ class _Run:
     def _finish(self, node: _Node, it: _Iter, outs: Any, is_dead: bool) -> None:
         """Propagates a node's outputs, then retires it from its iteration."""
         kind = node.kind
-        if node in self.plan._fetch_nodes and it is self.root_iter:
+        if node.is_fetch and it is self.root_iter:
             for idx in range(node.nout):
                 for i in self.plan._fetch_at.get((node.name, idx), ()):
                     self.results[i] = outs[idx]
@@ -458,6 +498,10 @@ class _Run:
 
     def _deliver(self, it: _Iter, dst: _Node, pos: int, v: Any) -> None:
         local = dst.local
+        if v is DEAD and (dst.kind == _EXIT or dst.kind == _NEXT):
+            # NOTE: a dead value never leaves its iteration; a dead exit is reported when
+            # its frame instance ends (`_cleanup`).
+            return
         if dst.kind == _MERGE:
             if local in it.merged or it.pending[local] < 0:
                 return
@@ -529,7 +573,7 @@ class _Run:
         frame = it.frame
         frame.live_exits.add(node)
         parent = frame.parent_iter
-        if node in self.plan._fetch_nodes and parent is self.root_iter:
+        if node.is_fetch and parent is self.root_iter:
             for i in self.plan._fetch_at.get((node.name, 0), ()):
                 self.results[i] = v
         for dst, pos in node.outs[0]:
@@ -554,6 +598,8 @@ class _Run:
     def _new_iteration(self, frame: _Frame) -> _Iter:
         nxt = _Iter(frame, frame.next_iter)
         frame.iters[nxt.num] = nxt
+        if len(frame.iters) > self.peak_iterations:
+            self.peak_iterations = len(frame.iters)
         frame.next_iter += 1
         nxt.outstanding += 1  # held while the invariants are delivered
         for dst, pos, val in frame.invariants:
@@ -586,7 +632,7 @@ class _Run:
                     self._deliver(parent, dst, pos, DEAD)
                 for dst in ex.ctrl_outs:
                     self._deliver_ctrl(parent, dst, True)
-                if ex in self.plan._fetch_nodes and parent is self.root_iter:
+                if ex.is_fetch and parent is self.root_iter:
                     for i in self.plan._fetch_at.get((ex.name, 0), ()):
                         self.results[i] = DEAD
         parent.outstanding -= 1
