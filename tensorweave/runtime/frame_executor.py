@@ -52,6 +52,21 @@ class _Dead:
 
 DEAD = _Dead()
 
+# NOTE: how a dead value crosses a `_Send`/`_Recv` pair: a string scalar no program
+# produces (TensorFlow's rendezvous carries an `is_dead` flag; ours carries tensors only).
+_DEAD_BYTES = b"\x00tensorweave:dead-tensor\x00"
+
+
+def _dead_marker() -> np.ndarray:
+    marker = np.empty((), dtype=object)
+    marker[()] = _DEAD_BYTES
+    return marker
+
+
+def _is_dead_marker(value: Any) -> bool:
+    return (type(value) is np.ndarray and value.dtype == object and value.ndim == 0
+            and value[()] == _DEAD_BYTES)
+
 # Node kinds: how the executor runs a node and where its outputs go.
 _NORMAL, _SWITCH, _MERGE, _ENTER, _EXIT, _NEXT, _PASS, _TRIGGER, _CONST = range(9)
 _KINDS = {
@@ -68,9 +83,49 @@ def has_control_flow(nodes: list[NodeSpec]) -> bool:
     return any(n.op in CONTROL_FLOW_OPS for n in nodes)
 
 
+def loop_frames(nodes: list[NodeSpec]) -> dict[str, str]:
+    """The outermost loop frame of each node inside a while loop (a `frame_name`; an
+    `Enter` counts in the frame it feeds); root-frame nodes are left out."""
+    by_name = {n.name: n for n in nodes}
+    succ: dict[str, list[str]] = collections.defaultdict(list)
+    has_input: set[str] = set()
+    for n in nodes:
+        for src in [s for s, _ in n.data_inputs()] + n.control_inputs():
+            if src in by_name:
+                succ[src].append(n.name)
+                has_input.add(n.name)
+    frame: dict[str, str] = {n.name: "" for n in nodes if n.name not in has_input}
+    parent: dict[str, str] = {}
+    todo = collections.deque(frame)
+    while todo:
+        name = todo.popleft()
+        node, out = by_name[name], frame[name]
+        if node.op in ("Enter", "RefEnter"):
+            out = node.attrs["frame_name"]
+            parent.setdefault(out, frame[name])
+        elif node.op in ("Exit", "RefExit"):
+            out = parent.get(frame[name], "")
+        for d in succ[name]:
+            if d not in frame:
+                frame[d] = out
+                todo.append(d)
+    for n in nodes:
+        if n.op in ("Enter", "RefEnter"):
+            frame[n.name] = n.attrs["frame_name"]
+
+    def outermost(f: str) -> str:
+        while parent.get(f):
+            f = parent[f]
+        return f
+
+    return {k: outermost(v) for k, v in frame.items() if v}
+
+
 def frame_plan(nodes: list[NodeSpec], feeds: list[str], fetches: list[str], device: str):
-    """The plan for a partition: a `FramePlan` with control flow, else `executor.Plan`."""
-    if has_control_flow(nodes):
+    """The plan for a partition: a `FramePlan` with control flow (or receives from a
+    partition with control flow, which may bring dead values), else `executor.Plan`."""
+    if has_control_flow(nodes) or any(n.op == "_Recv" and n.attrs.get("_control_flow")
+                                      for n in nodes):
         return FramePlan(nodes, feeds, fetches, device)
     return executor.Plan(nodes, feeds, fetches, device)
 
@@ -400,6 +455,9 @@ class _Run:
             self.in_flight -= 1
             if err is not None:
                 raise wrap_error(err, node.spec if node is not None else None) from err
+            if node.nout == 1 and _is_dead_marker(outs):
+                self._finish(node, it, [DEAD], True)
+                continue
             self._finish(node, it, outs if node.nout != 1 else [outs], False)
 
     def _wait(self) -> tuple:
@@ -436,6 +494,9 @@ class _Run:
             self._finish(node, it, outs, k is None)
             return
         if it.dead[node.local] and kind != _TRIGGER:
+            if node.spec.op == "_Send":
+                # NOTE: the receiver must learn that the value is dead.
+                node.fn(self.ctx, _dead_marker())
             self._finish(node, it, [DEAD] * node.nout, True)
             return
         if kind == _PASS or kind == _ENTER or kind == _EXIT or kind == _NEXT:
@@ -472,6 +533,10 @@ class _Run:
     def _finish(self, node: _Node, it: _Iter, outs: Any, is_dead: bool) -> None:
         """Propagates a node's outputs, then retires it from its iteration."""
         kind = node.kind
+        if self.stats is not None and kind != _NORMAL:
+            t = executor._now_us()
+            self.stats.add(node.name, node.spec.op, t, t, threading.get_ident() & 0xFFFF,
+                           node.name)
         if node.is_fetch and it is self.root_iter:
             for idx in range(node.nout):
                 for i in self.plan._fetch_at.get((node.name, idx), ()):
