@@ -34,91 +34,26 @@ from tensorweave.framework.resource_mgr import Var
 from tensorweave.kernels.context import StepContext
 from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
 from tensorweave.runtime import executor
+from tensorweave.runtime.frame_nodes import (
+    CONST,
+    DEAD,
+    ENTER,
+    EXIT,
+    KINDS,
+    MERGE,
+    NEXT,
+    NORMAL,
+    PASS,
+    SWITCH,
+    TRIGGER,
+    FrameNode,
+    StaticFrame,
+    dead_marker,
+    has_control_flow,
+    is_dead_marker,
+)
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
 from tensorweave.runtime.plan_entry import wrap_error
-
-CONTROL_FLOW_OPS = frozenset({
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-})
-
-
-class _Dead:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "DEAD"
-
-
-DEAD = _Dead()
-
-# NOTE: how a dead value crosses a `_Send`/`_Recv` pair: a string scalar no program
-# produces (TensorFlow's rendezvous carries an `is_dead` flag; ours carries tensors only).
-_DEAD_BYTES = b"\x00tensorweave:dead-tensor\x00"
-
-
-def _dead_marker() -> np.ndarray:
-    marker = np.empty((), dtype=object)
-    marker[()] = _DEAD_BYTES
-    return marker
-
-
-def _is_dead_marker(value: Any) -> bool:
-    return (type(value) is np.ndarray and value.dtype == object and value.ndim == 0
-            and value[()] == _DEAD_BYTES)
-
-# Node kinds: how the executor runs a node and where its outputs go.
-_NORMAL, _SWITCH, _MERGE, _ENTER, _EXIT, _NEXT, _PASS, _TRIGGER, _CONST = range(9)
-_KINDS = {
-    "Switch": _SWITCH, "RefSwitch": _SWITCH, "Merge": _MERGE, "RefMerge": _MERGE,
-    "Enter": _ENTER, "RefEnter": _ENTER, "Exit": _EXIT, "RefExit": _EXIT,
-    "NextIteration": _NEXT, "RefNextIteration": _NEXT, "LoopCond": _PASS,
-    "Identity": _PASS, "RefIdentity": _PASS, "ControlTrigger": _TRIGGER, "NoOp": _PASS,
-    "Const": _CONST,
-}
-
-
-def has_control_flow(nodes: list[NodeSpec]) -> bool:
-    """True when any node is a control-flow primitive."""
-    return any(n.op in CONTROL_FLOW_OPS for n in nodes)
-
-
-def loop_frames(nodes: list[NodeSpec]) -> dict[str, str]:
-    """The outermost loop frame of each node inside a while loop (a `frame_name`; an
-    `Enter` counts in the frame it feeds); root-frame nodes are left out."""
-    by_name = {n.name: n for n in nodes}
-    succ: dict[str, list[str]] = collections.defaultdict(list)
-    has_input: set[str] = set()
-    for n in nodes:
-        for src in [s for s, _ in n.data_inputs()] + n.control_inputs():
-            if src in by_name:
-                succ[src].append(n.name)
-                has_input.add(n.name)
-    frame: dict[str, str] = {n.name: "" for n in nodes if n.name not in has_input}
-    parent: dict[str, str] = {}
-    todo = collections.deque(frame)
-    while todo:
-        name = todo.popleft()
-        node, out = by_name[name], frame[name]
-        if node.op in ("Enter", "RefEnter"):
-            out = node.attrs["frame_name"]
-            parent.setdefault(out, frame[name])
-        elif node.op in ("Exit", "RefExit"):
-            out = parent.get(frame[name], "")
-        for d in succ[name]:
-            if d not in frame:
-                frame[d] = out
-                todo.append(d)
-    for n in nodes:
-        if n.op in ("Enter", "RefEnter"):
-            frame[n.name] = n.attrs["frame_name"]
-
-    def outermost(f: str) -> str:
-        while parent.get(f):
-            f = parent[f]
-        return f
-
-    return {k: outermost(v) for k, v in frame.items() if v}
 
 
 def frame_plan(nodes: list[NodeSpec], feeds: list[str], fetches: list[str], device: str):
@@ -128,41 +63,6 @@ def frame_plan(nodes: list[NodeSpec], feeds: list[str], fetches: list[str], devi
                                       for n in nodes):
         return FramePlan(nodes, feeds, fetches, device)
     return executor.Plan(nodes, feeds, fetches, device)
-
-
-class _StaticFrame:
-    __slots__ = ("name", "parent", "size", "pending", "n_inputs", "exits", "n_enters",
-                 "parallel_iterations")
-
-    def __init__(self, name: str, parent: _StaticFrame | None):
-        self.name, self.parent = name, parent
-        self.size = self.n_inputs = self.n_enters = 0
-        self.pending: list[int] = []
-        self.exits: list[_Node] = []
-        self.parallel_iterations = 10
-
-
-class _Node:
-    __slots__ = ("spec", "name", "kind", "fn", "is_async", "deref", "frame", "local",
-                 "in_base", "n_in", "outs", "ctrl_outs", "child", "is_constant",
-                 "merge_expect", "n_ctrl", "nout", "may_ref", "is_fetch", "const")
-
-    def __init__(self, spec: NodeSpec, kind: int):
-        self.spec, self.name, self.kind = spec, spec.name, kind
-        self.fn: Any = None
-        self.is_async = False
-        self.deref: tuple[int, ...] = ()
-        self.frame: _StaticFrame | None = None
-        self.local = self.in_base = self.n_in = self.n_ctrl = 0
-        self.nout = len(spec.output_dtypes)
-        self.outs: list[list[tuple[_Node, int]]] = [[] for _ in range(self.nout)]
-        self.ctrl_outs: list[_Node] = []
-        self.child: _StaticFrame | None = None
-        self.is_constant = False
-        self.merge_expect = (0, 0)  # live-or-dead inputs expected in iteration 0, later
-        self.may_ref = False  # some input comes from a reference output (a `Var`)
-        self.is_fetch = False
-        self.const: Any = None
 
 
 class _Entry:
@@ -188,11 +88,11 @@ class FramePlan:
         self.feeds = list(feeds)
         self.fetches = list(fetches)
         self._entries = [_Entry(n) for n in nodes]
-        self._nodes = [_Node(n, _KINDS.get(n.op, _NORMAL)) for n in nodes]
+        self._nodes = [FrameNode(n, KINDS.get(n.op, NORMAL)) for n in nodes]
         by_name = {n.name: n for n in self._nodes}
         feed_pos = {name: i for i, name in enumerate(self.feeds)}
-        self._feed_edges: list[list[tuple[_Node, int]]] = [[] for _ in self.feeds]
-        self._root = _StaticFrame("", None)
+        self._feed_edges: list[list[tuple[FrameNode, int]]] = [[] for _ in self.feeds]
+        self._root = StaticFrame("", None)
         for n in self._nodes:
             self._wire(n, by_name, feed_pos)
         self._assign_frames(by_name)
@@ -208,7 +108,7 @@ class FramePlan:
             node = by_name.get(src)
             if node is None or idx >= node.nout:
                 raise errors.InvalidArgumentError(None, None, f"Fetch {name} is not in the plan")
-            if node.frame is not self._root and node.kind != _EXIT:
+            if node.frame is not self._root and node.kind != EXIT:
                 raise errors.InvalidArgumentError(
                     None, None, f"Fetch {name} is inside a while loop and cannot be fetched")
             self._fetch_at[(src, idx)].append(i)
@@ -217,14 +117,14 @@ class FramePlan:
             n.is_fetch = True
         self._fed_fetches = {i for i, _ in self._fetch_feed}
         self._roots = [n for n in self._nodes if n.frame is self._root
-                       and n.kind != _MERGE and self._root.pending[n.local] == 0]
+                       and n.kind != MERGE and self._root.pending[n.local] == 0]
         self._has_async = any(n.is_async for n in self._nodes)
         # NOTE: the most iterations of one frame instance alive at once in the last run
         # (bounded by parallel_iterations; for tests and tuning).
         self.last_peak_iterations = 0
 
     # --------------------------------------------------------------- building
-    def _wire(self, n: _Node, by_name: dict[str, _Node], feed_pos: dict[str, int]) -> None:
+    def _wire(self, n: FrameNode, by_name: dict[str, FrameNode], feed_pos: dict[str, int]) -> None:
         data = n.spec.data_inputs()
         n.n_in = len(data)
         for pos, (src, idx) in enumerate(data):
@@ -245,8 +145,8 @@ class FramePlan:
             by_name[src].ctrl_outs.append(n)
             n.n_ctrl += 1
 
-    def _assign_frames(self, by_name: dict[str, _Node]) -> None:
-        frames: dict[str, _StaticFrame] = {}
+    def _assign_frames(self, by_name: dict[str, FrameNode]) -> None:
+        frames: dict[str, StaticFrame] = {}
         has_input = {d.name for n in self._nodes for d in _successors(n)}
         todo = collections.deque(n for n in self._nodes if n.name not in has_input)
         for n in todo:
@@ -254,15 +154,15 @@ class FramePlan:
         while todo:
             n = todo.popleft()
             out_frame = n.frame
-            if n.kind == _ENTER:
+            if n.kind == ENTER:
                 fname = n.spec.attrs["frame_name"]
                 out_frame = frames.get(fname)
                 if out_frame is None:
-                    out_frame = frames[fname] = _StaticFrame(fname, n.frame)
+                    out_frame = frames[fname] = StaticFrame(fname, n.frame)
                 out_frame.n_enters += 1
                 out_frame.parallel_iterations = max(1, n.spec.attrs.get("parallel_iterations", 10))
                 n.child, n.is_constant = out_frame, bool(n.spec.attrs.get("is_constant"))
-            elif n.kind == _EXIT:
+            elif n.kind == EXIT:
                 if n.frame.parent is None:
                     raise errors.InvalidArgumentError(
                         None, None, f"Exit node {n.name} is not inside a while loop")
@@ -280,23 +180,23 @@ class FramePlan:
             n.local, n.in_base = f.size, f.n_inputs
             f.size += 1
             f.n_inputs += n.n_in
-            if n.kind == _MERGE:
+            if n.kind == MERGE:
                 back = sum(1 for src, _ in n.spec.data_inputs()
-                           if src in by_name and by_name[src].kind == _NEXT)
+                           if src in by_name and by_name[src].kind == NEXT)
                 n.merge_expect = (n.n_in - back, back if back else n.n_in)
                 f.pending.append(n.n_ctrl)
             else:
                 f.pending.append(n.n_in + n.n_ctrl)
 
-    def _build_kernel(self, n: _Node) -> None:
+    def _build_kernel(self, n: FrameNode) -> None:
         spec = n.spec
         refs = spec.ref_inputs
         n.deref = tuple(k for k in range(n.n_in) if not (k < len(refs) and refs[k]))
         if not n.may_ref:
             n.deref = ()
-        if n.kind == _CONST and (n.n_in or n.nout != 1):
-            n.kind = _NORMAL
-        if n.kind not in (_NORMAL, _CONST):
+        if n.kind == CONST and (n.n_in or n.nout != 1):
+            n.kind = NORMAL
+        if n.kind not in (NORMAL, CONST):
             return
         try:
             builder = lookup_builder(spec.op, "CPU")
@@ -346,7 +246,7 @@ class FramePlan:
             raise
 
 
-def _successors(n: _Node):
+def _successors(n: FrameNode):
     for edges in n.outs:
         for d, _ in edges:
             yield d
@@ -359,15 +259,15 @@ class _Frame:
     __slots__ = ("static", "parent_iter", "iters", "first", "next_iter", "pending_enters",
                  "invariants", "deferred", "live_exits", "key")
 
-    def __init__(self, static: _StaticFrame, parent_iter: _Iter | None, key: Any):
+    def __init__(self, static: StaticFrame, parent_iter: _Iter | None, key: Any):
         self.static, self.parent_iter, self.key = static, parent_iter, key
         self.iters: dict[int, _Iter] = {}
         self.first = 0
         self.next_iter = 0
         self.pending_enters = static.n_enters
-        self.invariants: list[tuple[_Node, int, Any]] = []
-        self.deferred: list[tuple[_Node, int, Any]] = []
-        self.live_exits: set[_Node] = set()
+        self.invariants: list[tuple[FrameNode, int, Any]] = []
+        self.deferred: list[tuple[FrameNode, int, Any]] = []
+        self.live_exits: set[FrameNode] = set()
 
 
 class _Iter:
@@ -455,7 +355,7 @@ class _Run:
             self.in_flight -= 1
             if err is not None:
                 raise wrap_error(err, node.spec if node is not None else None) from err
-            if node.nout == 1 and _is_dead_marker(outs):
+            if node.nout == 1 and is_dead_marker(outs):
                 self._finish(node, it, [DEAD], True)
                 continue
             self._finish(node, it, outs if node.nout != 1 else [outs], False)
@@ -473,7 +373,7 @@ class _Run:
         return item
 
     # ------------------------------------------------------------- one node
-    def _process(self, node: _Node, it: _Iter) -> None:
+    def _process(self, node: FrameNode, it: _Iter) -> None:
         kind, n_in = node.kind, node.n_in
         inputs = it.inputs
         if n_in == 1:
@@ -485,30 +385,30 @@ class _Run:
             inputs[base: base + n_in] = [None] * n_in
         else:
             args = []
-        if node.deref and kind != _NORMAL:
+        if node.deref and kind != NORMAL:
             args = [a.read() if type(a) is Var and k in node.deref else a
                     for k, a in enumerate(args)]
-        if kind == _MERGE:
+        if kind == MERGE:
             k = it.merged.get(node.local)
             outs = [DEAD, DEAD] if k is None else [args[k], np.int32(k)]
             self._finish(node, it, outs, k is None)
             return
-        if it.dead[node.local] and kind != _TRIGGER:
+        if it.dead[node.local] and kind != TRIGGER:
             if node.spec.op == "_Send":
                 # NOTE: the receiver must learn that the value is dead.
-                node.fn(self.ctx, _dead_marker())
+                node.fn(self.ctx, dead_marker())
             self._finish(node, it, [DEAD] * node.nout, True)
             return
-        if kind == _PASS or kind == _ENTER or kind == _EXIT or kind == _NEXT:
+        if kind == PASS or kind == ENTER or kind == EXIT or kind == NEXT:
             outs = args[:1] if node.nout else []
-        elif kind == _SWITCH:
+        elif kind == SWITCH:
             v, pred = args
             outs = [DEAD, v] if bool(_value(pred)) else [v, DEAD]
-        elif kind == _CONST and self.stats is None:
+        elif kind == CONST and self.stats is None:
             if node.const is None:
                 node.const = node.fn(self.ctx)
             outs = [node.const]
-        elif kind == _TRIGGER:
+        elif kind == TRIGGER:
             outs = []
         else:
             for k in node.deref:
@@ -530,10 +430,10 @@ class _Run:
             outs = [r] if node.nout == 1 else (r if node.nout else [])
         self._finish(node, it, outs, False)
 
-    def _finish(self, node: _Node, it: _Iter, outs: Any, is_dead: bool) -> None:
+    def _finish(self, node: FrameNode, it: _Iter, outs: Any, is_dead: bool) -> None:
         """Propagates a node's outputs, then retires it from its iteration."""
         kind = node.kind
-        if self.stats is not None and kind != _NORMAL:
+        if self.stats is not None and kind != NORMAL:
             t = executor._now_us()
             self.stats.add(node.name, node.spec.op, t, t, threading.get_ident() & 0xFFFF,
                            node.name)
@@ -541,11 +441,11 @@ class _Run:
             for idx in range(node.nout):
                 for i in self.plan._fetch_at.get((node.name, idx), ()):
                     self.results[i] = outs[idx]
-        if kind == _ENTER:
+        if kind == ENTER:
             self._enter(node, it, outs[0])
-        elif kind == _EXIT:
+        elif kind == EXIT:
             self._exit(node, it, outs[0])
-        elif kind == _NEXT:
+        elif kind == NEXT:
             if outs[0] is not DEAD:
                 self._next_iteration(node, it, outs[0])
         else:
@@ -554,20 +454,20 @@ class _Run:
                     v = outs[idx]
                     for dst, pos in edges:
                         self._deliver(it, dst, pos, v)
-        if kind not in (_ENTER, _EXIT, _NEXT):
+        if kind not in (ENTER, EXIT, NEXT):
             for dst in node.ctrl_outs:
                 self._deliver_ctrl(it, dst, is_dead)
         it.outstanding -= 1
         if it.outstanding == 0 and it.frame.parent_iter is not None:
             self._cleanup(it.frame)
 
-    def _deliver(self, it: _Iter, dst: _Node, pos: int, v: Any) -> None:
+    def _deliver(self, it: _Iter, dst: FrameNode, pos: int, v: Any) -> None:
         local = dst.local
-        if v is DEAD and (dst.kind == _EXIT or dst.kind == _NEXT):
+        if v is DEAD and (dst.kind == EXIT or dst.kind == NEXT):
             # NOTE: a dead value never leaves its iteration; a dead exit is reported when
             # its frame instance ends (`_cleanup`).
             return
-        if dst.kind == _MERGE:
+        if dst.kind == MERGE:
             if local in it.merged or it.pending[local] < 0:
                 return
             if v is DEAD:
@@ -591,9 +491,9 @@ class _Run:
             it.outstanding += 1
             self.ready.append((dst, it))
 
-    def _deliver_ctrl(self, it: _Iter, dst: _Node, is_dead: bool) -> None:
+    def _deliver_ctrl(self, it: _Iter, dst: FrameNode, is_dead: bool) -> None:
         local = dst.local
-        if dst.kind == _MERGE:
+        if dst.kind == MERGE:
             it.pending[local] -= 1
             if it.pending[local] == 0 and (local in it.merged or it.dead[local] >= (
                     dst.merge_expect[0 if it.num == 0 else 1])):
@@ -609,7 +509,7 @@ class _Run:
             self.ready.append((dst, it))
 
     # ---------------------------------------------------------------- frames
-    def _enter(self, node: _Node, it: _Iter, v: Any) -> None:
+    def _enter(self, node: FrameNode, it: _Iter, v: Any) -> None:
         child = it.children.get(node.child.name)
         if child is None:
             child = _Frame(node.child, it, node.child.name)
@@ -632,7 +532,7 @@ class _Run:
             if child.iters[0].outstanding == 0:
                 self._cleanup(child)
 
-    def _exit(self, node: _Node, it: _Iter, v: Any) -> None:
+    def _exit(self, node: FrameNode, it: _Iter, v: Any) -> None:
         if v is DEAD:
             return
         frame = it.frame
@@ -646,7 +546,7 @@ class _Run:
         for dst in node.ctrl_outs:
             self._deliver_ctrl(parent, dst, False)
 
-    def _next_iteration(self, node: _Node, it: _Iter, v: Any) -> None:
+    def _next_iteration(self, node: FrameNode, it: _Iter, v: Any) -> None:
         frame = it.frame
         nxt = frame.iters.get(it.num + 1)
         if nxt is None:
@@ -710,7 +610,7 @@ class _FrameDone:
 
     __slots__ = ("_q", "_node", "_it", "_called")
 
-    def __init__(self, q: queue.SimpleQueue, node: _Node, it: _Iter):
+    def __init__(self, q: queue.SimpleQueue, node: FrameNode, it: _Iter):
         self._q, self._node, self._it, self._called = q, node, it, False
 
     def __call__(self, outputs: Any = None, error: BaseException | None = None) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.rendezvous import create_key
-from tensorweave.runtime.frame_executor import has_control_flow
+from tensorweave.runtime.frame_nodes import has_control_flow
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.device_spec import DeviceSpec
-from tensorweave.runtime.frame_executor import has_control_flow, loop_frames
+from tensorweave.runtime.frame_nodes import has_control_flow, loop_frames
 from tensorweave.runtime.node_spec import NodeSpec
 
 
