@@ -34,6 +34,7 @@ from tensorweave.framework.resource_mgr import Var
 from tensorweave.kernels.context import StepContext
 from tensorweave.kernels.registry import AsyncKernel, KernelNode, lookup_builder
 from tensorweave.runtime import executor
+from tensorweave.runtime.frame_loops import compile_loop
 from tensorweave.runtime.frame_nodes import (
     CONST,
     DEAD,
@@ -98,6 +99,12 @@ class FramePlan:
         self._assign_frames(by_name)
         for n in self._nodes:
             self._build_kernel(n)
+        for n in self._nodes:
+            n.frame.nodes.append(n)
+            if n.kind == ENTER:
+                n.child.enters.append(n)
+        for frame in {n.child for n in self._nodes if n.kind == ENTER}:
+            frame.compiled = compile_loop(frame.nodes, frame.enters)
         self._fetch_at: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
         self._fetch_feed: list[tuple[int, int]] = []
         for i, name in enumerate(self.fetches):
@@ -257,7 +264,7 @@ class _Frame:
     """A frame instance: the iterations of one loop for one parent iteration."""
 
     __slots__ = ("static", "parent_iter", "iters", "first", "next_iter", "pending_enters",
-                 "invariants", "deferred", "live_exits", "key")
+                 "invariants", "deferred", "live_exits", "key", "values")
 
     def __init__(self, static: StaticFrame, parent_iter: _Iter | None, key: Any):
         self.static, self.parent_iter, self.key = static, parent_iter, key
@@ -510,6 +517,9 @@ class _Run:
 
     # ---------------------------------------------------------------- frames
     def _enter(self, node: FrameNode, it: _Iter, v: Any) -> None:
+        if node.child.compiled is not None and self.stats is None:
+            self._enter_compiled(node, it, v)
+            return
         child = it.children.get(node.child.name)
         if child is None:
             child = _Frame(node.child, it, node.child.name)
@@ -531,6 +541,36 @@ class _Run:
         if child.pending_enters == 0 and child.iters.get(0) is not None:
             if child.iters[0].outstanding == 0:
                 self._cleanup(child)
+
+    def _enter_compiled(self, node: FrameNode, it: _Iter, v: Any) -> None:
+        """Collects the Enter values of a simple loop; runs it once all have arrived
+        (`frame_loops`) and hands its Exit values to the parent iteration."""
+        static = node.child
+        child = it.children.get(static.name)
+        if child is None:
+            child = it.children[static.name] = _Frame(static, it, static.name)
+            child.values = {}
+            it.outstanding += 1  # the loop, until it ends
+        child.values[node] = v
+        child.pending_enters -= 1
+        if child.pending_enters:
+            return
+        if any(x is DEAD for x in child.values.values()):
+            results = dict.fromkeys(static.exits, DEAD)
+        else:
+            results = static.compiled.run(self.ctx, child.values)
+        del it.children[static.name]
+        for ex in static.exits:
+            value = results[ex]
+            if ex.is_fetch and it is self.root_iter:
+                for i in self.plan._fetch_at.get((ex.name, 0), ()):
+                    self.results[i] = value
+            for dst, pos in ex.outs[0]:
+                self._deliver(it, dst, pos, value)
+            for dst in ex.ctrl_outs:
+                self._deliver_ctrl(it, dst, value is DEAD)
+        # NOTE: never 0 here: the Enter that called us is still outstanding.
+        it.outstanding -= 1
 
     def _exit(self, node: FrameNode, it: _Iter, v: Any) -> None:
         if v is DEAD:

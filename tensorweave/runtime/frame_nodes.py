@@ -103,7 +103,7 @@ class StaticFrame:
     """One loop frame of a plan (or the root): its size, pending-count template, exits."""
 
     __slots__ = ("name", "parent", "size", "pending", "n_inputs", "exits", "n_enters",
-                 "parallel_iterations")
+                 "parallel_iterations", "nodes", "enters", "compiled")
 
     def __init__(self, name: str, parent: StaticFrame | None):
         self.name, self.parent = name, parent
@@ -111,6 +111,9 @@ class StaticFrame:
         self.pending: list[int] = []
         self.exits: list[FrameNode] = []
         self.parallel_iterations = 10
+        self.nodes: list[FrameNode] = []
+        self.enters: list[FrameNode] = []
+        self.compiled: Any = None  # a `frame_loops.CompiledLoop` for simple loops
 
 
 class FrameNode:

@@ -75,8 +75,10 @@ def test_merge_of_only_dead_inputs_is_dead():
 
 @pytest.mark.parametrize("parallel_iterations", [1, 2, 5])
 def test_parallel_iterations_bounds_live_iterations(parallel_iterations):
+    # NOTE: the cond keeps the loop on the general path (not `frame_loops`).
     def body(i, acc):
-        return i + 1, acc + tf.reduce_sum(tf.ones([4]) * tf.cast(i, tf.float32))
+        step = tf.reduce_sum(tf.ones([4]) * tf.cast(i, tf.float32))
+        return i + 1, acc + tf.cond(i >= 0, lambda: step, lambda: -step)
 
     r = tf.while_loop(lambda i, a: i < 40, body, [tf.constant(0), tf.constant(0.0)],
                       parallel_iterations=parallel_iterations)
@@ -93,7 +95,7 @@ def test_iterations_run_ahead_when_allowed():
         slow = acc
         for _ in range(5):
             slow = tf.tanh(slow)
-        return i + 1, slow
+        return i + 1, tf.cond(i >= 0, lambda: slow, lambda: acc)
 
     r = tf.while_loop(lambda i, a: i < 20, body, [tf.constant(0), tf.constant(0.5)],
                       parallel_iterations=8)
@@ -139,3 +141,28 @@ def test_enter_exit_nextiteration_by_hand():
     with tf.Session() as sess:
         assert sess.run(out) == 10
         assert np.asarray(sess.run(cfu.exit(fi))) == 5
+
+
+def test_simple_loops_run_sequentially_with_the_same_results():
+    x = tf.placeholder(tf.float32, [3])
+    v = tf.Variable(0.0)
+
+    def body(i, a):
+        with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+            return i + 1, a * 0.5 + tf.reduce_sum(x) + tf.cast(i, tf.float32)
+
+    r = tf.while_loop(lambda i, a: i < 7, body, [tf.constant(0), tf.constant(1.0)])
+    ref = 1.0
+    for i in range(7):
+        ref = ref * 0.5 + 6.0 + i
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        fast = sess.run(r, {x: [1.0, 2.0, 3.0]})
+        plan = [p for p in _plans(sess) if isinstance(p, frame_executor.FramePlan)][0]
+        assert plan._nodes[0].frame is not None
+        assert any(f.compiled is not None for f in {n.frame for n in plan._nodes})
+        traced = sess.run(r, {x: [1.0, 2.0, 3.0]},
+                          options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                          run_metadata=tf.RunMetadata())
+        assert fast == traced == (7, pytest.approx(ref))
+        assert sess.run(v) == 14.0
