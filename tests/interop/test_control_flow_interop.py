@@ -140,3 +140,33 @@ def test_tensorflow_graphdef_runs_in_tensorweave(tmp_path):
                            {"seq:0": np.linspace(-1, 1, 12).reshape(4, 3)})
             for ours, ref in zip(rnn, theirs["rnn"]):
                 np.testing.assert_allclose(ours, ref, atol=1e-5)
+
+
+_STRUCTURE_PROGRAM = """
+x = tf.placeholder(tf.float32, [3], name="x")
+def body(i, acc):
+    return i + 1, tf.cond(tf.equal(i % 2, 0), lambda: acc * 1.5, lambda: acc - x)
+r = tf.while_loop(lambda i, a: i < 4, body, [tf.constant(0), x])
+g = tf.gradients(tf.reduce_sum(r[1]), x)
+ops = sorted([op.name, op.type, [t.name for t in op.inputs],
+              sorted(c.name for c in op.control_inputs)]
+             for op in tf.get_default_graph().get_operations())
+"""
+
+_CONTROL_FLOW_TYPES = {"Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond",
+                       "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"}
+
+
+def test_graphs_are_built_as_tensorflow_builds_them(tmp_path):
+    theirs = _run_tf(_STRUCTURE_PROGRAM + "\nprint(json.dumps(ops))\n", tmp_path)
+    scope: dict = {"tf": tf}
+    with tf.Graph().as_default():
+        exec(_STRUCTURE_PROGRAM, scope)  # noqa: S102  (the same program text as TensorFlow's)
+    ours = scope["ops"]
+    forward_theirs = [op for op in theirs if not op[0].startswith("gradients")]
+    forward_ours = [op for op in ours if not op[0].startswith("gradients")]
+    assert forward_ours == forward_theirs
+    cf_theirs = [op for op in theirs if op[1] in _CONTROL_FLOW_TYPES]
+    cf_ours = [op for op in ours if op[1] in _CONTROL_FLOW_TYPES]
+    assert len(cf_ours) > 40
+    assert cf_ours == cf_theirs
