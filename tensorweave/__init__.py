@@ -40,6 +40,7 @@ from tensorweave.ops.clip_ops import *  # noqa: F403
 from tensorweave.ops.constant_op import *  # noqa: F403
 from tensorweave.ops.control_flow_ops import *  # noqa: F403
 from tensorweave.ops.data_flow_ops import *  # noqa: F403
+from tensorweave.ops.functional_ops import *  # noqa: F403
 from tensorweave.ops.gradients_impl import (
     AggregationMethod,
     NoGradient,
@@ -57,6 +58,7 @@ from tensorweave.ops.random_ops import *  # noqa: F403
 from tensorweave.ops.reader_ops import *  # noqa: F403
 from tensorweave.ops.state_ops import *  # noqa: F403
 from tensorweave.ops.string_io_ops import *  # noqa: F403
+from tensorweave.ops.tensor_array_ops import *  # noqa: F403
 from tensorweave.ops.variable_scope import *  # noqa: F403
 from tensorweave.ops.variables import *  # noqa: F403
 from tensorweave.protos.config_pb2 import (

@@ -7,6 +7,7 @@ The logic lives in `tensorweave.ops.nn_ops`, `nn_conv_ops`, `nn_impl` and
 `nn_conv_kernels`.
 """
 
+from tensorweave.ops import rnn_cell  # noqa: F401  (the `tf.nn.rnn_cell` namespace module)
 from tensorweave.ops.candidate_sampling_ops import (
     all_candidate_sampler,
     compute_accidental_hits,
@@ -120,6 +121,7 @@ from tensorweave.ops.nn_ops import (
     top_k,
 )
 from tensorweave.ops.nn_sampled_losses import nce_loss, sampled_softmax_loss
+from tensorweave.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_rnn
 
 __all__ = [
     "avg_pool",
@@ -154,6 +156,11 @@ __all__ = [
     "weighted_cross_entropy_with_logits",
     "xw_plus_b",
     "zero_fraction",
+    # Recurrent networks (tensorweave.ops.rnn, rnn_cell_impl).
+    "bidirectional_dynamic_rnn",
+    "dynamic_rnn",
+    "raw_rnn",
+    "static_rnn",
 ]
 
 # tf.nn names added for issue 12 (nn/layers/losses/metrics/train helper).

@@ -5,6 +5,6 @@ Only `tf.contrib.training`'s ps placement strategies are here; import the submod
 top-level package imports it.
 """
 
-from tensorweave.contrib import training
+from tensorweave.contrib import rnn, training
 
-__all__ = ["training"]
+__all__ = ["rnn", "training"]

@@ -8,7 +8,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.kernels.sendrecv_kernels import key_of
-from tensorweave.runtime.executor import Plan
+from tensorweave.runtime.frame_executor import frame_plan
 from tensorweave.runtime.node_spec import NodeSpec
 
 
@@ -66,5 +66,5 @@ class RegisteredGraph:
                 if receiver != local_task:
                     self.send_keys.setdefault(receiver, []).append(key_of(n.attrs))
             body.append(n)
-        self.plan = Plan(body, feeds, fetches, device)
+        self.plan = frame_plan(body, feeds, fetches, device)
         self.recv_groups = [(task, keys) for (task, _), keys in sorted(groups.items())]

@@ -43,6 +43,8 @@ class Graph(GraphScopes):
         self._unfeedable: set[int] = set()
         self._unfetchable: set[int] = set()
         self._functions: dict[str, Any] = {}
+        # NOTE: the innermost cond/while context being built (`ops/control_flow_ctx`).
+        self._control_flow_context: Any = None
 
     # ----------------------------------------------------------------- contents
     @property
@@ -309,6 +311,12 @@ class Graph(GraphScopes):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
 
+    def _get_control_flow_context(self) -> Any:
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx: Any) -> None:
+        self._control_flow_context = ctx
+
     def as_default(self) -> Any:
         """Context manager making this the default graph of the current thread."""
         return _default_graph(self)
@@ -370,6 +378,11 @@ class Graph(GraphScopes):
             self._finish_op(op, compute_device)
             self._ops.append(op)
             self._by_name[name] = op
+        if self._control_flow_context is not None:
+            # NOTE: as TensorFlow's `_control_flow_post_processing`: the context may route
+            # inputs through Switch/Enter ops and add a pivot control input.
+            op._control_flow_context = self._control_flow_context
+            self._control_flow_context.AddOp(op)
         if compute_shapes:
             _set_shapes_for_outputs(op)
         return op

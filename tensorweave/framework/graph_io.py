@@ -40,6 +40,15 @@ def parse_input(name: str) -> tuple[str, int, bool]:
     return name, 0, False
 
 
+_MERGES = ("Merge", "RefMerge")
+_NEXT_ITERATIONS = ("NextIteration", "RefNextIteration")
+
+
+def _is_back_edge(node: Any, src: str, by_name: dict[str, Any]) -> bool:
+    """A loop's back edge, NextIteration -> Merge: the one cycle a GraphDef may have."""
+    return node.op in _MERGES and src in by_name and by_name[src].op in _NEXT_ITERATIONS
+
+
 def _topological(nodes: list[Any]) -> list[Any]:
     by_name = {n.name: n for n in nodes}
     state: dict[str, int] = {}
@@ -53,6 +62,8 @@ def _topological(nodes: list[Any]) -> list[Any]:
             node, it = stack[-1]
             for inp in it:
                 src = parse_input(inp)[0]
+                if _is_back_edge(node, src, by_name):
+                    continue
                 if src in by_name and state.get(src) is None:
                     state[src] = 1
                     stack.append((by_name[src], iter(by_name[src].input)))
@@ -102,8 +113,14 @@ def import_graph_def(
     with graph_mod.name_scope(name, "import", list(input_map.values())) as scope:
         imported: dict[str, Operation] = {}
         used: set[str] = set()
+        back_edges: list[tuple[Operation, int, str, int]] = []
         for nd in _topological(list(graph_def.node)):
-            imported[nd.name] = _import_node(g, nd, scope, imported, input_map, used)
+            imported[nd.name] = _import_node(g, nd, scope, imported, input_map, used,
+                                             back_edges)
+        for op, index, src, idx in back_edges:
+            if src not in imported:
+                raise ValueError(f"Node '{op.name}': input '{src}' not found in graph_def.")
+            op._update_input(index, imported[src].outputs[idx])
     unused = set(input_map) - used
     if unused:
         raise ValueError(
@@ -118,11 +135,12 @@ def _tensor_key(name: str) -> str:
     return name if ":" in name or name.startswith("^") else name + ":0"
 
 
-def _import_node(g, nd, scope, imported, input_map, used) -> Operation:
+def _import_node(g, nd, scope, imported, input_map, used, back_edges) -> Operation:
     op_def = op_def_registry.get(nd.op)
     if op_def is None:
         raise ValueError(f"Op type not registered '{nd.op}' in binary (node '{nd.name}').")
     inputs, control = [], []
+    pending: list[tuple[int, str, int]] = []
     for inp in nd.input:
         src, idx, is_control = parse_input(inp)
         if is_control:
@@ -136,8 +154,18 @@ def _import_node(g, nd, scope, imported, input_map, used) -> Operation:
             inputs.append(input_map[key])
         elif src in imported:
             inputs.append(imported[src].outputs[idx])
+        elif nd.op in _MERGES:
+            # NOTE: a loop's back edge (its NextIteration comes later): a stand-in input
+            # until every node is imported.
+            pending.append((len(inputs), src, idx))
+            inputs.append(None)
         else:
             raise ValueError(f"Node '{nd.name}': input '{inp}' not found in graph_def.")
+    if pending:
+        stand_in = next((t for t in inputs if t is not None), None)
+        if stand_in is None:
+            raise ValueError(f"Node '{nd.name}': no input of the Merge is imported first.")
+        inputs = [stand_in if t is None else t for t in inputs]
     attrs = decode_attrs(nd)
     if "_class" in attrs:
         attrs["_class"] = [
@@ -154,6 +182,7 @@ def _import_node(g, nd, scope, imported, input_map, used) -> Operation:
         compute_device=False,
     )
     op._add_control_inputs(control)
+    back_edges.extend((op, i, src, idx) for i, src, idx in pending)
     op._set_device(nd.device)
     g._apply_device_functions(op)
     return op

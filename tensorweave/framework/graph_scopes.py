@@ -158,11 +158,17 @@ class GraphScopes:
                     ops.append(c)
                     current.add(id(c))
             controller = _ControlDependencies(ops)
+        # NOTE: as TensorFlow's, `control_dependencies(None)` also leaves any cond/while
+        # context (variables and loop Enters are created outside them).
+        saved_ctx = self._control_flow_context
+        if control_inputs is None:
+            self._control_flow_context = None
         self._scopes.control_stack.append(controller)
         try:
             yield
         finally:
             self._scopes.control_stack.pop()
+            self._control_flow_context = saved_ctx
 
     def _active_controllers(self) -> list[_ControlDependencies]:
         stack = self._scopes.control_stack

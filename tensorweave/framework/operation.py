@@ -166,6 +166,9 @@ class Operation:
     through `Graph.create_op`, never directly by users.
     """
 
+    # NOTE: the cond/while context the op was built in (set by `Graph.create_op`).
+    _control_flow_context: Any = None
+
     def __init__(
         self,
         graph: Graph,
@@ -277,6 +280,25 @@ class Operation:
             self._device = device.to_string()
         else:
             self._device = DeviceSpec.from_string(device).to_string() if device else ""
+
+    def _get_control_flow_context(self) -> Any:
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx: Any) -> None:
+        self._control_flow_context = ctx
+
+    def _update_input(self, index: int, tensor: Tensor) -> None:
+        """Replaces data input `index` (control-flow construction: Switch/Enter routing,
+        a Merge's back edge)."""
+        old = self._inputs[index]
+        old._consumers.remove(self)
+        self._inputs = (*self._inputs[:index], tensor, *self._inputs[index + 1:])
+        tensor._consumers.append(self)
+
+    def _remove_all_control_inputs(self) -> None:
+        for op in self._control_inputs:
+            op._control_outputs.remove(self)
+        self._control_inputs = []
 
     def _add_control_input(self, op: Operation) -> None:
         if op not in self._control_inputs:

@@ -44,10 +44,12 @@ import tensorweave.kernels.sparse_cross_kernels  # noqa: F401
 import tensorweave.kernels.sparse_edit_distance  # noqa: F401
 import tensorweave.kernels.sparse_kernels  # noqa: F401
 import tensorweave.kernels.special_math_kernels  # noqa: F401
+import tensorweave.kernels.stack_kernels  # noqa: F401
 import tensorweave.kernels.staleness_kernels  # noqa: F401
 import tensorweave.kernels.state_kernels  # noqa: F401
 import tensorweave.kernels.string_kernels  # noqa: F401
 import tensorweave.kernels.summary_kernels  # noqa: F401
 import tensorweave.kernels.summary_media_kernels  # noqa: F401
+import tensorweave.kernels.tensor_array_kernels  # noqa: F401
 import tensorweave.kernels.training_kernels  # noqa: F401
 import tensorweave.kernels.training_kernels_extra  # noqa: F401

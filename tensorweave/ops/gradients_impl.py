@@ -8,8 +8,8 @@ declares an op not differentiable.
 `gradients()` follows TensorFlow 1.x's `gradients_util._GradientsHelper`: it visits the ops
 between `xs` and `ys` in reverse, each once all of its consumers have been visited, sums
 the gradients that fan-out produces, and calls each op's gradient function under
-`<gradients scope>/<op name>_grad`. Loops (`while_loop`) and function-call ops are not
-supported.
+`<gradients scope>/<op name>_grad`. Through a `while_loop` it builds a gradient loop
+(`control_flow_state`); function-call ops are not supported.
 
 Deviation from TensorFlow: when one tensor receives both dense and `IndexedSlices`
 gradients, they are summed as a dense tensor (TensorFlow turns the dense ones into
@@ -34,7 +34,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops, control_flow_ops
+from tensorweave.ops import array_ops, control_flow_ops, control_flow_state, control_flow_util
 from tensorweave.ops.constant_op import constant
 from tensorweave.ops.gradient_aggregation import (
     AGGREGATION_METHODS,
@@ -117,9 +117,10 @@ def _mark_reached_ops(from_ops: list[Operation]) -> set[Operation]:
 
 
 def _pending_count(
-    to_ops: list[Operation], from_ops: list[Operation]
-) -> tuple[set[Operation], dict[Operation, int]]:
-    """Reachable to_ops, and per op between from_ops and to_ops its consumers in between.
+    to_ops: list[Operation], from_ops: list[Operation], colocate: bool
+) -> tuple[set[Operation], dict[Operation, int], Any]:
+    """Reachable to_ops, per op between from_ops and to_ops its consumers in between, and
+    the gradient-loop state when while loops lie in between (else None).
 
     Follows TF's `_PendingCount`.
     """
@@ -134,12 +135,14 @@ def _pending_count(
             reached.remove(op)
             queue.extend(t.op for t in op.inputs)
     between_set = set(between)
+    loop_state = control_flow_state.maybe_create_control_flow_state(
+        between, between_set, colocate)
     pending: dict[Operation, int] = collections.defaultdict(int)
     for op in between:
         for t in op.inputs:
             if t.op in between_set:
                 pending[t.op] += 1
-    return reachable_to_ops, pending
+    return reachable_to_ops, pending, loop_state
 
 
 def _stop_ops(
@@ -249,13 +252,14 @@ class _Backprop:
         self.grads: dict[Operation, list[Any]] = {}
         to_ops = [y.op for y in ys]
         from_ops = [x.op for x in xs]
-        reachable_to_ops, self.pending = _pending_count(to_ops, from_ops)
+        reachable_to_ops, self.pending, self.loop_state = _pending_count(
+            to_ops, from_ops, colocate)
         self.stop = _stop_ops(from_ops, stop_gradient_ops, self.pending)
         self.queue: collections.deque[Operation] = collections.deque()
-        queued: set[Operation] = set()
+        self.to_ops_set: set[Operation] = set()
         for op in to_ops:
-            if self.pending[op] == 0 and op not in queued and op in reachable_to_ops:
-                queued.add(op)
+            if self.pending[op] == 0 and op not in self.to_ops_set and op in reachable_to_ops:
+                self.to_ops_set.add(op)
                 self.queue.append(op)
 
     def set_grad(self, t: Tensor, grad: Any) -> None:
@@ -263,7 +267,11 @@ class _Backprop:
         op_grads = self.grads.get(t.op)
         if op_grads is None:
             op_grads = self.grads[t.op] = [[] for _ in t.op.outputs]
-        op_grads[t.value_index].append(grad)
+        if isinstance(op_grads[t.value_index], list):
+            op_grads[t.value_index].append(grad)
+        else:
+            # NOTE: a loop Switch visited twice (TF's `_SetGrad`): the body's gradient.
+            op_grads[t.value_index] = grad
 
     def get_grad(self, t: Tensor) -> Any:
         """The summed gradient of `t`, or None when `t` does not reach the ys."""
@@ -277,19 +285,71 @@ class _Backprop:
 
     def run(self) -> None:
         """Differentiates the queued ops, enqueueing each op once its consumers are done."""
+        loop_state = self.loop_state
+        if loop_state is not None:
+            for y in loop_state.ProcessUnusedLoopExits(self.pending, self.to_ops_set):
+                if _is_trainable(y):
+                    self.set_grad(y, loop_state.ZerosLikeForExit(y))
+                    self.queue.append(y.op)
         while self.queue:
             op = self.queue.popleft()
             with _maybe_colocate_with(op, self.colocate):
+                if loop_state is not None:
+                    loop_state.EnterGradWhileContext(op, before=True)
                 out_grads = [self.get_grad(t) for t in op.outputs]
+                if loop_state is not None:
+                    loop_state.ExitGradWhileContext(op, before=True)
+                    loop_state.EnterGradWhileContext(op, before=False)
                 in_grads = self._input_grads(op, out_grads)
                 for i, (t_in, grad) in enumerate(zip(op.inputs, in_grads)):
                     if grad is not None and _is_trainable(t_in):
                         _check_grad_shape(op, i, t_in, grad)
                         self.set_grad(t_in, grad)
-            for t in op.inputs:
-                self.pending[t.op] -= 1
-                if self.pending[t.op] == 0:
-                    self.queue.append(t.op)
+                if loop_state is not None:
+                    loop_state.ExitGradWhileContext(op, before=False)
+            self._update_pending(op)
+        if loop_state is not None:
+            loop_state.PostProcessing()
+
+    def _update_pending(self, op: Operation) -> None:
+        """Enqueues the inputs of `op` that are ready (TF's `_UpdatePendingAndEnqueueReady`:
+        a loop Switch is ready at its first visit; a loop's exits wait for each other)."""
+        for t in op.inputs:
+            x = t.op
+            self.pending[x] -= 1
+            ready = self.pending[x] == 0
+            if self.loop_state is not None and not ready:
+                ready = self.pending[x] > 0 and control_flow_util.is_loop_switch(x)
+            if not ready:
+                continue
+            if not control_flow_util.is_loop_exit(x):
+                self.queue.append(x)
+                continue
+            grad_state = self.loop_state.GetGradState(x, before=False)
+            grad_state.deferred_exits.append(t)
+            grad_state.pending_exits_count -= 1
+            if grad_state.pending_exits_count:
+                continue
+            used = False
+            for y in grad_state.deferred_exits:
+                if self._has_any_grad(y.op):
+                    used = True
+                    self.queue.append(y.op)
+                else:
+                    grad_state.unused_exits.append(y)
+            for y in grad_state.unused_exits:
+                if used and _is_trainable(y):
+                    self.set_grad(y, self.loop_state.ZerosLikeForExit(y))
+                self.queue.append(y.op)
+
+    def _has_any_grad(self, op: Operation) -> bool:
+        for g in self.grads.get(op, ()):
+            if isinstance(g, list):
+                if any(x is not None for x in g):
+                    return True
+            elif g is not None:
+                return True
+        return False
 
     def _input_grads(self, op: Operation, out_grads: list[Any]) -> list[Any]:
         """The gradients for op's inputs: from its gradient function, or all None."""
@@ -304,7 +364,13 @@ class _Backprop:
         for i, t in enumerate(op.outputs):
             # The ys do not depend on this output: its gradient is zero.
             if out_grads[i] is None and _is_trainable(t):
-                out_grads[i] = self.grads[op][i] = array_ops.zeros_like(t)
+                if self.loop_state is not None:
+                    out_grads[i] = self.loop_state.ZerosLike(op, i)
+                elif control_flow_util.is_switch(op):
+                    out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
+                else:
+                    out_grads[i] = array_ops.zeros_like(t)
+                self.grads[op][i] = out_grads[i]
         with op.graph.name_scope(op.name + "_grad"):
             in_grads = _as_list(grad_fn(op, *out_grads))
             if len(in_grads) != len(op.inputs):

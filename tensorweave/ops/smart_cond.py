@@ -43,7 +43,6 @@ def smart_cond(pred: Any, true_fn: Any = None, false_fn: Any = None, name: str |
 
     Raises:
       TypeError: if a branch is not callable.
-      NotImplementedError: for a Tensor predicate while `tf.cond` is not available.
     """
     if not callable(true_fn):
         raise TypeError(f"`true_fn` must be callable. Received: {true_fn}")
@@ -52,15 +51,7 @@ def smart_cond(pred: Any, true_fn: Any = None, false_fn: Any = None, name: str |
     value = smart_constant_value(pred)
     if value is not None:
         return true_fn() if value else false_fn()
-    # NOTE: `cond` comes from the control-flow work on another branch; it is looked up at
-    # call time until that lands (the lead replaces this with a plain import after merging).
-    cond = getattr(control_flow_ops, "cond", None)
-    if cond is None:
-        raise NotImplementedError(
-            "A Tensor predicate needs tf.cond (control flow), which tensorweave does not have "
-            "yet; pass a Python bool"
-        )
-    return cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
+    return control_flow_ops.cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
 
 
 __all__ = ["smart_cond", "smart_constant_value"]

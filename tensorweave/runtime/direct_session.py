@@ -17,6 +17,7 @@ from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext
 from tensorweave.runtime.executor import Plan, StepStatsCollector
+from tensorweave.runtime.frame_executor import frame_plan
 from tensorweave.runtime.node_spec import NodeSpec
 from tensorweave.runtime.placer import place
 from tensorweave.runtime.pruning import prune
@@ -121,7 +122,7 @@ class DirectSession:
             nodes = prune(specs, set(unique_feeds), fetch_names, [op.name for op in targets])
             devices = place(nodes, [self.device_name], self._soft)
             nodes = [n.copy(device=devices[n.name]) for n in nodes]
-            plan = Plan(nodes, unique_feeds, fetch_names, self.device_name)
+            plan = frame_plan(nodes, unique_feeds, fetch_names, self.device_name)
             order: list[int] | None = [feed_names.index(name) for name in unique_feeds]
             if order == list(range(len(feed_names))):
                 order = None  # the values are passed as they come

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 from tensorweave.framework import dtypes
 from tensorweave.framework.rendezvous import create_key
+from tensorweave.runtime.frame_nodes import has_control_flow
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
 
 
@@ -59,6 +60,9 @@ class _Partitioner:
         self.recv_for: dict[tuple[str, int, str], str] = {}
         self.taken: set[str] = set(self.nodes)
         self.rounds = _rounds(nodes, placement)
+        # NOTE: with control flow a received value may be dead: such receivers need the
+        # frame executor (`frame_executor.frame_plan`).
+        self.control_flow = has_control_flow(nodes)
 
     def part(self, device: str) -> Partition:
         if device not in self.parts:
@@ -133,6 +137,8 @@ class _Partitioner:
         recv_attrs = dict(send_attrs)
         recv_attrs["tensor_type"] = recv_attrs.pop("T")
         recv_attrs["_recv_batch"] = self.rounds[src]
+        if self.control_flow:
+            recv_attrs["_control_flow"] = True
         recv = self.fresh(src)
         self.part(dst_device).nodes.append(NodeSpec(recv, "_Recv", [], dst_device, recv_attrs))
         self.recv_for[key] = recv
@@ -197,6 +203,11 @@ def _zero() -> object:
     return z
 
 
+# NOTE: a loop's back edge (NextIteration -> Merge) is the one cycle of a graph.
+_MERGES = ("Merge", "RefMerge")
+_NEXT_ITERATIONS = ("NextIteration", "RefNextIteration")
+
+
 def _rounds(nodes: list[NodeSpec], placement: dict[str, str]) -> dict[str, int]:
     by_name = {n.name: n for n in nodes}
     rounds: dict[str, int] = {}
@@ -208,7 +219,8 @@ def _rounds(nodes: list[NodeSpec], placement: dict[str, str]) -> dict[str, int]:
             node, expanded = stack.pop()
             if node.name in rounds:
                 continue
-            preds = [p for p in _preds(node) if p in by_name]
+            preds = [p for p in _preds(node) if p in by_name
+                     and not (node.op in _MERGES and by_name[p].op in _NEXT_ITERATIONS)]
             if not expanded:
                 stack.append((node, True))
                 stack.extend((by_name[p], False) for p in preds if p not in rounds)

@@ -18,6 +18,7 @@ import tensorweave.framework.op_defs.array_more  # noqa: F401
 import tensorweave.framework.op_defs.array_shape  # noqa: F401
 import tensorweave.framework.op_defs.complex_fft  # noqa: F401
 import tensorweave.framework.op_defs.constant  # noqa: F401
+import tensorweave.framework.op_defs.control_flow  # noqa: F401
 import tensorweave.framework.op_defs.cwise_binary  # noqa: F401
 import tensorweave.framework.op_defs.cwise_unary  # noqa: F401
 import tensorweave.framework.op_defs.data_flow  # noqa: F401
@@ -48,11 +49,13 @@ import tensorweave.framework.op_defs.segment  # noqa: F401
 import tensorweave.framework.op_defs.sendrecv  # noqa: F401
 import tensorweave.framework.op_defs.sparse  # noqa: F401
 import tensorweave.framework.op_defs.special_math  # noqa: F401
+import tensorweave.framework.op_defs.stack  # noqa: F401
 import tensorweave.framework.op_defs.staleness  # noqa: F401
 import tensorweave.framework.op_defs.state  # noqa: F401
 import tensorweave.framework.op_defs.string_format  # noqa: F401
 import tensorweave.framework.op_defs.string_ops  # noqa: F401
 import tensorweave.framework.op_defs.summary  # noqa: F401
 import tensorweave.framework.op_defs.summary_media  # noqa: F401
+import tensorweave.framework.op_defs.tensor_array  # noqa: F401
 import tensorweave.framework.op_defs.training  # noqa: F401
 import tensorweave.framework.op_defs.training_extra  # noqa: F401

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.ops import control_flow_ops
 from tensorweave.ops.smart_cond import smart_cond
 
 RNG = np.random.RandomState(11)
@@ -291,8 +290,32 @@ def test_smart_cond():
     with tf.Graph().as_default():
         assert smart_cond(True, lambda: 1, lambda: 2) == 1
         assert smart_cond(tf.constant(False), lambda: 1, lambda: 2) == 2
-        if getattr(control_flow_ops, "cond", None) is None:
-            with pytest.raises(NotImplementedError, match="tf.cond"):
-                smart_cond(tf.placeholder(tf.bool, []), lambda: 1, lambda: 2)
+        pred = tf.placeholder(tf.bool, [])
+        out = smart_cond(pred, lambda: tf.constant(1), lambda: tf.constant(2))
+        with tf.Session() as sess:
+            assert [sess.run(out, {pred: v}) for v in (True, False)] == [1, 2]
         with pytest.raises(TypeError, match="must be callable"):
             smart_cond(True, 1, lambda: 2)
+
+
+def test_dropout_and_batch_norm_branch_on_a_training_tensor():
+    """`training=<bool tensor>` builds a `tf.cond` (TF's smart_cond) in both layers."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4, 3])
+        training = tf.placeholder(tf.bool, [])
+        dropped = L.dropout(x, rate=0.5, training=training, seed=1)
+        normed = L.batch_normalization(x, training=training)
+        updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        ones = np.ones((4, 3), np.float32)
+        data = np.arange(12, dtype=np.float32).reshape(4, 3)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(dropped, {x: ones, training: False}), ones)
+            kept = sess.run(dropped, {x: ones, training: True})
+            assert set(np.unique(kept)) <= {0.0, 2.0} and 0 < kept.sum() < 24
+            got = sess.run(normed, {x: data, training: True})
+            np.testing.assert_allclose(got.mean(axis=0), 0.0, atol=1e-5)
+            # Inference uses the moving statistics (initially mean 0, variance 1).
+            np.testing.assert_allclose(sess.run(normed, {x: data, training: False}),
+                                       data / np.sqrt(1 + 1e-3), rtol=1e-5)
+            sess.run(updates, {x: data, training: True})

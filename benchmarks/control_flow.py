@@ -1,0 +1,163 @@
+"""Control-flow benchmarks; prints JSON.
+
+* `while_loop_us_per_iteration`: a 1,000-iteration scalar `tf.while_loop` (`i < 1000`,
+  `(i + 1, s + 2.0)`), one `sess.run` per loop, median over `--loops` runs divided by
+  1,000.
+* `dynamic_rnn_lstm_steps_per_sec`: training steps/s of the classic MNIST-rows RNN shape:
+  batch 32, 28 steps of 28 features, an LSTM of 128 units (`tf.nn.dynamic_rnn` +
+  `BasicLSTMCell`), a dense layer to 10 logits, softmax cross-entropy, Adam; random data.
+* `manual_lstm_steps_per_sec`: the same step with the LSTM written from core ops
+  (`while_loop`, `TensorArray`, `matmul`, `split`, `sigmoid`): TensorFlow 2.21's Keras 3
+  no longer ships `BasicLSTMCell`, so this is the form both runtimes can run.
+
+`--backend tensorflow` runs the same code under a real TensorFlow (start this script with
+that interpreter, e.g. `/path/to/tf/bin/python benchmarks/control_flow.py --backend
+tensorflow`; TF 1.x control flow, `compat.v1` graph mode). `--with-tensorflow PYTHON` runs
+both and prints both. BLAS runs single-threaded (`--blas-threads`, 0: library default).
+
+Run: `python benchmarks/control_flow.py [--loops 20] [--steps 50]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+BATCH, STEPS, FEATURES, UNITS, CLASSES = 32, 28, 28, 128, 10
+
+
+def _import_backend(name: str) -> Any:
+    if name == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_eager_execution()
+        tf.disable_control_flow_v2()
+        tf.disable_resource_variables()
+        return tf
+    import tensorweave as tf
+
+    return tf
+
+
+def bench_while(tf: Any, loops: int) -> float:
+    """µs per iteration of the 1,000-iteration scalar loop (median of `loops` runs)."""
+    with tf.Graph().as_default():
+        r = tf.while_loop(lambda i, s: i < 1000, lambda i, s: (i + 1, s + 2.0),
+                          [tf.constant(0), tf.constant(0.0)])
+        with tf.Session() as sess:
+            assert sess.run(r)[1] == 2000.0
+            times = []
+            for _ in range(loops):
+                t0 = time.perf_counter()
+                sess.run(r)
+                times.append(time.perf_counter() - t0)
+    return statistics.median(times) / 1000 * 1e6
+
+
+def _manual_lstm(tf: Any, x: Any) -> Any:
+    """The last output of an LSTM over `x` [time, batch, features], from core ops."""
+    kernel = tf.get_variable("kernel", [FEATURES + UNITS, 4 * UNITS],
+                             initializer=tf.random_normal_initializer(stddev=0.05))
+    bias = tf.get_variable("bias", [4 * UNITS], initializer=tf.zeros_initializer())
+    inputs = tf.TensorArray(tf.float32, size=STEPS).unstack(x)
+
+    def body(t, c, h):
+        gates = tf.matmul(tf.concat([inputs.read(t), h], 1), kernel) + bias
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        c = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
+        return t + 1, c, tf.tanh(c) * tf.sigmoid(o)
+
+    zeros = tf.zeros([BATCH, UNITS])
+    return tf.while_loop(lambda t, c, h: t < STEPS, body, [tf.constant(0), zeros, zeros])[2]
+
+
+def bench_lstm(tf: Any, steps: int, manual: bool) -> float:
+    """Training steps/s (after 3 warm-up steps)."""
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((BATCH, STEPS, FEATURES)).astype(np.float32)
+    ys = rng.integers(0, CLASSES, BATCH).astype(np.int64)
+    with tf.Graph().as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [BATCH, STEPS, FEATURES])
+        y = tf.placeholder(tf.int64, [BATCH])
+        if manual:
+            last = _manual_lstm(tf, tf.transpose(x, [1, 0, 2]))
+        else:
+            outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(UNITS), x,
+                                           dtype=tf.float32)
+            last = outputs[:, -1]
+        w = tf.get_variable("out_w", [UNITS, CLASSES])
+        b = tf.get_variable("out_b", [CLASSES], initializer=tf.zeros_initializer())
+        logits = tf.matmul(last, w) + b
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits))
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, {x: xs, y: ys})
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                sess.run(train, {x: xs, y: ys})
+            return steps / (time.perf_counter() - t0)
+
+
+def run(backend: str, loops: int, steps: int, blas_threads: int) -> dict[str, Any]:
+    """All figures for one backend."""
+    tf = _import_backend(backend)
+    limit = None
+    if blas_threads and backend == "tensorweave":
+        # NOTE: TensorFlow's kernels use their own threads (Eigen), not NumPy's BLAS.
+        from threadpoolctl import threadpool_limits
+
+        limit = threadpool_limits(blas_threads, "blas")
+    try:
+        out: dict[str, Any] = {
+            "backend": backend,
+            "while_loop_us_per_iteration": round(bench_while(tf, loops), 2),
+            "manual_lstm_steps_per_sec": round(bench_lstm(tf, steps, manual=True), 2),
+        }
+        if backend == "tensorweave":
+            out["dynamic_rnn_lstm_steps_per_sec"] = round(bench_lstm(tf, steps, False), 2)
+    finally:
+        if limit is not None:
+            limit.restore_original_limits()
+    return out
+
+
+def main() -> None:
+    """Parses flags and prints one JSON object."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["tensorweave", "tensorflow"],
+                        default="tensorweave")
+    parser.add_argument("--with-tensorflow", metavar="PYTHON", default="",
+                        help="also run under this Python (with tensorflow installed)")
+    parser.add_argument("--loops", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--blas-threads", type=int, default=1)
+    args = parser.parse_args()
+    result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                          "load_average": [round(v, 2) for v in os.getloadavg()]},
+              **run(args.backend, args.loops, args.steps, args.blas_threads)}
+    if args.with_tensorflow:
+        proc = subprocess.run(
+            [args.with_tensorflow, os.path.abspath(__file__), "--backend", "tensorflow",
+             "--loops", str(args.loops), "--steps", str(args.steps),
+             "--blas-threads", str(args.blas_threads)],
+            capture_output=True, text=True, check=True)
+        result["tensorflow"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

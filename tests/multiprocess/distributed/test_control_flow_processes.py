@@ -1,0 +1,72 @@
+"""A while loop over a ps-resident variable on a cluster of `tensorweave server`
+subprocesses (1 ps, 1 worker), the client and its master in the test process: the loop
+runs where its variable lives, its inputs and outputs cross processes, a failed step in the
+loop leaves the variable as it was, and a gradient through the loop trains the variable.
+
+Every server process is ended by PID at teardown; ports are picked free; sessions have an
+operation timeout so no step can hang the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tensorweave.testing.cluster import pick_unused_port
+from tensorweave.testing.processes import ServerProcess, spec_string
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+PS = "/job:ps/replica:0/task:0"
+WORKER = "/job:worker/replica:0/task:0"
+
+
+@pytest.fixture
+def worker_target() -> Iterator[str]:
+    jobs = {"ps": [f"127.0.0.1:{pick_unused_port()}"],
+            "worker": [f"127.0.0.1:{pick_unused_port()}"]}
+    spec = spec_string(jobs)
+    servers = [ServerProcess(spec, "ps", 0), ServerProcess(spec, "worker", 0)]
+    try:
+        for s in servers:
+            s.wait_ready(60.0)
+        yield f"grpc://{jobs['worker'][0]}"
+    finally:
+        for s in servers:
+            s.kill()
+
+
+def test_loop_over_a_ps_variable_across_processes(worker_target):
+    with tf.Graph().as_default():
+        with tf.device(PS):
+            v = tf.Variable(np.ones(3, np.float32), name="v")
+        with tf.device(WORKER):
+            scale = tf.placeholder(tf.float32, [])
+            k = tf.placeholder(tf.int32, [])
+
+            def body(i, acc):
+                new = tf.assign(v, v.read_value() * scale)
+                # NOTE: with k == 1 the gather fails in iteration 2 (index 3 of 3).
+                check = tf.gather(tf.constant([0, 0, 0]), tf.minimum(i * k + i // 2 * k, 3))
+                return i + 1 + check, acc + tf.reduce_sum(new)
+
+            i, acc = tf.while_loop(lambda i, a: i < 4, body, [tf.constant(0), tf.constant(0.0)],
+                                   parallel_iterations=1)
+            loss = tf.reduce_sum(tf.square(tf.while_loop(
+                lambda j, h: j < 3, lambda j, h: (j + 1, h * v + 1.0),
+                [tf.constant(0), tf.zeros([3])])[1] - 2.0))
+            train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        config = tf.ConfigProto(operation_timeout_in_ms=60_000)
+        with tf.Session(worker_target, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run([i, acc], {scale: 2.0, k: 0}) == [4, 3 * (2 + 4 + 8 + 16)]
+            np.testing.assert_array_equal(sess.run(v), [16.0] * 3)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Gather"):
+                sess.run([i, acc], {scale: 2.0, k: 1})
+            np.testing.assert_array_equal(sess.run(v), [16.0] * 3)
+            sess.run(tf.assign(v, [0.5, 0.5, 0.5]))
+            losses = [sess.run([loss, train])[0] for _ in range(10)]
+            assert losses[-1] < losses[0]
