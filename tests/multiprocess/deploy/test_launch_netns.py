@@ -3,6 +3,7 @@ hosts (network namespaces), which are removed afterwards. Skipped without root."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -18,7 +19,6 @@ OK, WHY = netns.available()
 @pytest.mark.skipif(not OK, reason=f"network namespaces unavailable: {WHY}")
 @pytest.mark.parametrize("layout", ["per-job", "per-task"])
 def test_trainer_across_namespaces(layout, tmp_path):
-    before = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     proc = subprocess.run(
         [sys.executable, "-m", "tensorweave", "launch", "--netns", layout, "--ps", "1",
          "--workers", "2", "--", sys.executable, "examples/trainer.py", "--train_steps", "300"],
@@ -26,6 +26,9 @@ def test_trainer_across_namespaces(layout, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("test accuracy") == 2, proc.stdout
-    assert "10.231." in proc.stdout  # the task addresses are the namespaces'
+    net = re.search(r"started ps 0 at 10\.231\.(\d+)\.", proc.stdout)
+    assert net, proc.stdout  # the task addresses are the namespaces'
     after = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    assert after == before  # everything removed
+    assert f"tw{net.group(1)}h" not in after  # this launch's hosts are removed
+    links = subprocess.run(["ip", "link", "show"], capture_output=True, text=True).stdout
+    assert f"tw{net.group(1)}br" not in links
