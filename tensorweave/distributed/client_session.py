@@ -18,6 +18,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.master_session import MasterSession
+from tensorweave.distributed.target import check_target
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
 from tensorweave.runtime.node_spec import NodeSpec
 
@@ -53,12 +54,15 @@ def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
     Raises:
       DeadlineExceededError: if the target does not answer within
         `config.operation_timeout_in_ms`.
+      InvalidArgumentError: a malformed target (no port, port out of range).
+      UnavailableError: the target's host name does not resolve.
     """
     address = _address(target)
     server = LocalServers.lookup(address) if _prefer_local(config) else None
     if server is not None:
         server_def = server.server_def
     else:
+        check_target(target)
         from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
 
         remote = GrpcRemoteWorker(f"target {target}", address)
@@ -139,6 +143,7 @@ class RemoteMasterBackend:
     def __init__(self, target: str, graph: Any, config: Any):
         from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
 
+        check_target(target)
         self._master = GrpcRemoteMaster(f"master {target}", _address(target))
         self._graph = graph
         self._config = config

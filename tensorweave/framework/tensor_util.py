@@ -63,10 +63,30 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
         raise TypeError(
             f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
         )
+    python_value = not isinstance(value, np.ndarray | np.generic)
+    if dtype.is_integer and arr.dtype.kind in "iuO" and python_value:
+        _check_int_range(arr, dtype)
     if dtype.is_bool and arr.dtype.kind not in "b":
         if not isinstance(value, np.ndarray | np.generic):
             raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(npt, copy=False)
+
+
+def _check_int_range(arr: np.ndarray, dtype: dtypes.DType) -> None:
+    """Python ints must fit `dtype` (NumPy's cast would wrap them, e.g. 2**33 -> 0)."""
+    if not arr.size:
+        return
+    info = np.iinfo(dtype.as_numpy_dtype)
+    flat = arr.reshape(-1)
+    try:
+        low, high = int(flat.min()), int(flat.max())
+    except (TypeError, ValueError):
+        return  # NOTE: not all ints (a ragged list or objects): the cast below reports it
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise ValueError(
+            f"Can't convert Python int {bad} to {dtype.name} Tensor: it is out of range "
+            f"[{info.min}, {info.max}].")
 
 
 def _as_bytes(x: Any) -> bytes:
