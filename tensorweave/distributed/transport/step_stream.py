@@ -307,10 +307,10 @@ class _ThreadEventFd(threading.local):
 
     owned: _OwnedEventFd | None = None
 
-    def get(self) -> int:
+    def get(self) -> _OwnedEventFd:
         if self.owned is None:
             self.owned = _OwnedEventFd()
-        return self.owned.fd
+        return self.owned
 
 
 _EVENTFDS = _ThreadEventFd()
@@ -323,8 +323,10 @@ class _Waker:
 
     def __init__(self, cancellation: Any, dedicated: bool = False):
         self._dedicated = dedicated
+        # NOTE: a waker may outlive the thread that made it: it keeps the fd open.
+        self._owned = None if dedicated else _EVENTFDS.get()
         self.fd = (os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC) if dedicated
-                   else _EVENTFDS.get())
+                   else self._owned.fd)
         self._lock = threading.Lock()
         self._live = True
         self._fired = False
