@@ -29,6 +29,7 @@ class _ScaffoldedCreator(SessionCreator):
 
     # Seconds between readiness checks: SessionManager's default, as in TF (tests shorten it).
     _recovery_wait_secs: float = 30
+    _restore_over_ready_model = False
 
     def __init__(self, scaffold: Scaffold | None, master: str, config: Any):
         self._scaffold = scaffold or Scaffold()
@@ -45,6 +46,7 @@ class _ScaffoldedCreator(SessionCreator):
                 ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
                 graph=graph_mod.get_default_graph(),
                 recovery_wait_secs=self._recovery_wait_secs,
+                restore_over_ready_model=self._restore_over_ready_model,
             )
         return self._session_manager
 
@@ -60,6 +62,8 @@ class ChiefSessionCreator(_ScaffoldedCreator):
       config: `ConfigProto` for the session.
       checkpoint_dir: directory whose latest checkpoint is restored, if any.
       checkpoint_filename_with_path: a checkpoint prefix to restore instead.
+      restore_over_ready_model: tensorweave option (see `SessionManager`): True restores
+        even when the cluster still holds an initialized model (TensorFlow's behaviour).
     """
 
     def __init__(
@@ -69,8 +73,10 @@ class ChiefSessionCreator(_ScaffoldedCreator):
         config: Any = None,
         checkpoint_dir: str | None = None,
         checkpoint_filename_with_path: str | None = None,
+        restore_over_ready_model: bool = False,
     ):
         super().__init__(scaffold, master, config)
+        self._restore_over_ready_model = restore_over_ready_model
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
 
