@@ -21,6 +21,7 @@ from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.framework.file_sandbox import sandbox_from_options
 
 log = logging.getLogger("tensorweave.server")
 
@@ -78,6 +79,8 @@ class Server:
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
         self.worker = Worker(job, task)
+        self.worker.file_sandbox = sandbox_from_options(  # security: the file sandbox
+            sd.default_session_config.tensorweave.security, server=True)
         self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:

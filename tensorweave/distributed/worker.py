@@ -62,6 +62,7 @@ class Worker:
         self.incarnation = random.getrandbits(63) | 1
         self.resource_mgr = ResourceMgr(job)
         self.worker_cache = worker_cache
+        self.file_sandbox: Any = None  # security: set by the server (framework.file_sandbox)
         self.rendezvous = RendezvousMgr()
         self._sessions: dict[str, WorkerSession] = {}
         self._lock = threading.Lock()
@@ -201,6 +202,7 @@ class Worker:
         deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
         ctx = StepContext(sess.resource_mgr, step_id, rdv, cancellation, deadline,
                           self.device_name)
+        ctx.file_sandbox = self.file_sandbox  # security: the server's file sandbox
         token = cancellation.register(rdv.abort)
         self._track(step_id, cancellation, True)
         pump = None
