@@ -21,6 +21,7 @@ from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
+from tensorweave.framework import limits
 from tensorweave.framework.file_sandbox import sandbox_from_options
 
 log = logging.getLogger("tensorweave.server")
@@ -79,8 +80,9 @@ class Server:
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
         self.worker = Worker(job, task)
-        self.worker.file_sandbox = sandbox_from_options(  # security: the file sandbox
-            sd.default_session_config.tensorweave.security, server=True)
+        security = sd.default_session_config.tensorweave.security
+        self.worker.file_sandbox = sandbox_from_options(security, server=True)  # security
+        self.worker.tensor_stash.max_bytes = limits.effective(security.max_stash_bytes)
         self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:

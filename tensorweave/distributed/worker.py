@@ -18,6 +18,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
 from tensorweave.distributed.interfaces import Canceller, Done, RunGraphCall, RunGraphResult
+from tensorweave.distributed.tensor_stash import TensorStash
 from tensorweave.distributed.transfer_stats import STATS, nbytes
 from tensorweave.distributed.transport import shm
 from tensorweave.distributed.transport.step_stream import StreamPump
@@ -75,7 +76,7 @@ class Worker:
             max_workers=64, thread_name_prefix=f"worker-{job}-{task}"
         )
         self._stopped = False
-        self._stash: dict[tuple[int, str], tuple[float, Any]] = {}
+        self.tensor_stash = TensorStash(self.task_name, ttl_s=_STASH_TTL_S)  # security: capped
         # NOTE: tensors handed to co-located peers as /dev/shm files that they have not
         # read yet (see transport.shm); unlinked after a TTL and on stop.
         self.shm_outbox = shm.Outbox()
@@ -261,13 +262,22 @@ class Worker:
         return self.take_stashed(call.step_id, key)
 
     def stash(self, step_id: int, key: str, value: Any) -> None:
-        """Keeps a large tensor until a stream pulls it (or for `_STASH_TTL_S` seconds)."""
-        now = time.monotonic()
-        with self._lock:
-            if len(self._stash) % 64 == 63:
-                for k in [k for k, (t, _) in self._stash.items() if now - t > _STASH_TTL_S]:
-                    del self._stash[k]
-            self._stash[(step_id, key)] = (now, value)
+        """Keeps a large tensor until a stream pulls it (or for `_STASH_TTL_S` seconds).
+
+        Raises:
+          ResourceExhaustedError: the stash's byte cap would be exceeded.
+        """
+        self.tensor_stash.put(step_id, key, value)
+
+    def check_push(self, session_handle: str, nbytes: int) -> None:
+        """Admits a `PushTensorStream` of `nbytes` before its chunks are read.
+
+        Raises:
+          AbortedError: `session_handle` names no session of this worker.
+          ResourceExhaustedError: the stash's byte cap would be exceeded.
+        """
+        self._session(session_handle)
+        self.tensor_stash.reserve_check("PushTensorStream", nbytes)
 
     def take_stashed(self, step_id: int, key: str) -> Any:
         """Removes and returns a stashed tensor, or one this worker handed over as a shared
@@ -276,10 +286,9 @@ class Worker:
         Raises:
           NotFoundError: if nothing is stashed under (step_id, key).
         """
-        with self._lock:
-            entry = self._stash.pop((step_id, key), None)
-        if entry is not None:
-            return entry[1]
+        value = self.tensor_stash.take(step_id, key)
+        if value is not None:
+            return value
         msg = self.shm_outbox.take((step_id, key))
         if msg is not None:
             try:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, limits
 from tensorweave.framework.tensor_shape import TensorShape
 
 # dtype name -> (TensorProto repeated field for element values)
@@ -156,21 +156,31 @@ def _set_single_value(proto: Any, dt: dtypes.DType, x: Any) -> None:
         field.append(int(x))
 
 
-def make_ndarray(proto: Any) -> np.ndarray:
+def make_ndarray(proto: Any, max_bytes: int | None = None,
+                 what: str = "TensorProto") -> np.ndarray:
     """Converts a `TensorProto` to a writable ndarray (follows `tf.make_ndarray`).
 
     Typed `*_val` fields shorter than the shape are padded with their last element, as
     TensorFlow does for constants such as `tf.zeros`.
 
+    Args:
+      proto: the `TensorProto`.
+      max_bytes: largest result (bytes) padding may build (None: `limits` default).
+      what: names the decoded value in errors (e.g. the op or the RPC).
+
     Raises:
       TypeError: for dtypes without a NumPy equivalent (resource, variant).
+      ResourceExhaustedError: the padded result would exceed `max_bytes`.
+      InvalidArgumentError: a negative dimension.
     """
     dt = dtypes.as_dtype(proto.dtype).base_dtype
     shape = [d.size for d in proto.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
     if not dt.is_numpy_compatible:
         raise TypeError(f"Cannot convert a TensorProto of dtype {dt.name} to an ndarray.")
     npt = dt.as_numpy_dtype
+    itemsize = 8 if dt is dtypes.string else np.dtype(npt).itemsize
+    limits.check_tensor_size(what, shape, itemsize, max_bytes)
+    n = int(np.prod(shape)) if shape else 1
     if proto.tensor_content:
         arr = np.frombuffer(proto.tensor_content, dtype=np.dtype(npt).newbyteorder("<"))
         return arr.astype(npt).reshape(shape)

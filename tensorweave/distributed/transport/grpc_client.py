@@ -272,7 +272,8 @@ class GrpcRemoteWorker:
                 if codec.is_inline(value):
                     codec.encode(value, req.send.add(name=key).tensor)
                 else:
-                    self.push_tensor(call.step_id, key, value, call.timeout_s)
+                    self.push_tensor(call.step_id, key, value, call.timeout_s,
+                                     call.session_handle)
             req.tensorweave_send_shm.extend(files)
             return worker_pb2.RunGraphResponse.FromString(
                 self._stub.call(self._tf("RunGraph"), req, call.timeout_s))
@@ -345,7 +346,7 @@ class GrpcRemoteWorker:
             raise from_rpc_error(e, self.task_name, self.address) from None
 
     def push_tensor(self, step_id: int, key: str, value: Any,
-                    timeout_s: float | None = None) -> None:
+                    timeout_s: float | None = None, session_handle: str = "") -> None:
         """Pushes a large tensor as a chunk stream into the remote task's stash.
 
         Raises:
@@ -353,7 +354,7 @@ class GrpcRemoteWorker:
         """
         try:
             data = self._stub.method(self._tw("PushTensorStream"), "stream_unary")(
-                codec.stream_messages(step_id, key, value), timeout=timeout_s)
+                codec.stream_messages(step_id, key, value, session_handle), timeout=timeout_s)
         except grpc.RpcError as e:
             raise from_rpc_error(e, self.task_name, self.address) from None
         status = transport_pb2.TensorStreamStatus.FromString(data)

@@ -31,6 +31,7 @@ from tensorweave.distributed.interfaces import RunGraphCall
 from tensorweave.distributed.transport import codec, shm
 from tensorweave.distributed.transport.status import abort
 from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
+from tensorweave.framework import limits
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
@@ -123,6 +124,12 @@ class WorkerServicer:
         self._w = worker
         self._server_def = server_def
 
+    def _max_bytes(self) -> int:
+        """security: the largest tensor a message may expand to (`framework.limits`)."""
+        return limits.effective(
+            self._server_def().default_session_config.tensorweave.security
+            .max_decoded_tensor_bytes)
+
     def _shm_allowed(self) -> bool:
         return not self._server_def().default_session_config.tensorweave.disable_shared_memory
 
@@ -197,7 +204,8 @@ class WorkerServicer:
         cancellation = CancellationManager()
         context.add_callback(lambda: cancellation.start_cancel(
             errors.CancelledError(None, None, "RunGraph cancelled by the master")))
-        sends = {nt.name: codec.decode(nt.tensor) for nt in req.send}
+        sends = {nt.name: codec.decode(nt.tensor, self._max_bytes(), f"RunGraph send {nt.name}")
+                 for nt in req.send}
         resp = worker_pb2.RunGraphResponse()
         if req.tensorweave_send_shm and not self._read_shm_sends(req.tensorweave_send_shm,
                                                                   sends):
@@ -265,7 +273,9 @@ class WorkerServicer:
 
     def push_tensor_stream(self, request_iterator: Iterator[bytes], context: Any) -> bytes:
         try:
-            header, value = codec.assemble(request_iterator)
+            header, value = codec.assemble(  # security: bounded, session required
+                request_iterator, max_bytes=self._max_bytes(), what="PushTensorStream",
+                accept=lambda h: self._w.check_push(h.session_handle, h.nbytes))
             self._w.stash(header.step_id, header.rendezvous_key, value)
         except errors.OpError as e:
             return transport_pb2.TensorStreamStatus(
@@ -349,7 +359,8 @@ class MasterServicer:
         from tensorweave.protos import config_pb2
 
         req = _parse(master_pb2.RunStepRequest, request)
-        feeds = {nt.name: codec.decode(nt.tensor) for nt in req.feed}
+        feeds = {nt.name: codec.decode(nt.tensor, what=f"RunStep feed {nt.name}")
+                 for nt in req.feed}
         metadata = config_pb2.RunMetadata()
         resp = master_pb2.RunStepResponse()
         try:

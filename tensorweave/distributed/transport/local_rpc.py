@@ -70,6 +70,11 @@ _JOIN_MAX_BYTES = 64 << 10
 _PREALLOC_MAX_BYTES = 64 << 20
 _CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
+# security: a request is one protobuf message (< 2 GiB); a longer declared length is
+# garbage or an attack and drops the connection before anything is buffered.
+PAYLOAD_MAX_BYTES = (2 << 30) - 1
+# security: connections (each served by its own thread) one server accepts at a time.
+MAX_CONNECTIONS = 256
 _UNIMPLEMENTED = 12
 _INTERNAL = 13
 
@@ -218,6 +223,10 @@ class LocalRpcServer:
                 if self._stopped:
                     conn.close()
                     return
+                if len(self._conns) >= MAX_CONNECTIONS:  # security: bounded threads
+                    log.warning("Refusing a same-host RPC connection: %d open", MAX_CONNECTIONS)
+                    conn.close()
+                    continue
                 self._conns.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True,
                              name=f"tw-local-rpc-{self._port}-conn").start()
@@ -237,7 +246,8 @@ class LocalRpcServer:
             while not self._stopped:
                 method_len, reserved, timeout_s, payload_len = _REQUEST.unpack(
                     _recv_exact(conn, _REQUEST.size))
-                if reserved or method_len > _METHOD_MAX_BYTES or timeout_s != timeout_s:
+                if (reserved or method_len > _METHOD_MAX_BYTES or timeout_s != timeout_s
+                        or payload_len > PAYLOAD_MAX_BYTES):  # security: declared length
                     log.warning("Dropping a same-host RPC connection: malformed frame")
                     return
                 rest = _recv_exact(conn, method_len + payload_len)
