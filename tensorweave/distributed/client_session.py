@@ -47,6 +47,13 @@ def _local_rpc(config: Any) -> bool:
     return not (config is not None and config.tensorweave.disable_local_rpc)
 
 
+def _security(config: Any) -> Any:
+    """The token/TLS settings of a client session (config, then environment)."""
+    from tensorweave.distributed.transport.security import from_options
+
+    return from_options(config.tensorweave.security if config is not None else None)
+
+
 def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
     """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
     to come up (logging every few seconds).
@@ -59,16 +66,21 @@ def resolve_target(target: str, config: Any) -> tuple[Any, WorkerCache]:
     """
     address = _address(target)
     server = LocalServers.lookup(address) if _prefer_local(config) else None
+    security = _security(config)
     if server is not None:
         server_def = server.server_def
     else:
         check_target(target)
         from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
 
-        remote = GrpcRemoteWorker(f"target {target}", address)
-        server_def = _wait_for(lambda t: remote.get_server_def(t), target, _timeout_s(config))
+        remote = GrpcRemoteWorker(f"target {target}", address, security=security)
+        try:
+            server_def = _wait_for(lambda t: remote.get_server_def(t), target,
+                                   _timeout_s(config))
+        finally:
+            remote.close()
     return server_def, WorkerCache(ClusterSpec(server_def.cluster), _prefer_local(config),
-                                   _shared_memory(config), _local_rpc(config))
+                                   _shared_memory(config), _local_rpc(config), security)
 
 
 def _wait_for(fn: Any, target: str, timeout_s: float | None) -> Any:
@@ -144,7 +156,8 @@ class RemoteMasterBackend:
         from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
 
         check_target(target)
-        self._master = GrpcRemoteMaster(f"master {target}", _address(target))
+        self._master = GrpcRemoteMaster(f"master {target}", _address(target),
+                                        security=_security(config))
         self._graph = graph
         self._config = config
         self._handle: str | None = None

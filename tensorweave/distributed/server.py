@@ -19,6 +19,7 @@ from tensorweave.distributed.master import Master
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
+from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import LocalServers, WorkerCache, task_name
 from tensorweave.framework import limits
@@ -79,8 +80,10 @@ class Server:
             raise errors.InvalidArgumentError(
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
-        self.worker = Worker(job, task)
         security = sd.default_session_config.tensorweave.security
+        self._security = security_lib.from_options(security)  # security: token, TLS
+        security_lib.warn_if_exposed(host, self._security, task_name(job, task))
+        self.worker = Worker(job, task)
         self.worker.file_sandbox = sandbox_from_options(security, server=True)  # security
         self.worker.tensor_stash.max_bytes = limits.effective(security.max_stash_bytes)
         self._servicer = grpc_server.WorkerServicer(self.worker, lambda: self._server_def)
@@ -91,9 +94,10 @@ class Server:
         shared_memory = not sd.default_session_config.tensorweave.disable_shared_memory
         local_rpc = not sd.default_session_config.tensorweave.disable_local_rpc
         self._cache = WorkerCache(ClusterSpec(sd.cluster), prefer_local, shared_memory,
-                                  local_rpc)
+                                  local_rpc, self._security)
         self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
-                                                        self._port) if local_rpc else None)
+                                                        self._port, self._security.token)
+                           if local_rpc else None)
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -105,7 +109,7 @@ class Server:
     def _bind(self, host: str, port: int) -> tuple[Any, int]:
         master = grpc_server.MasterServicer(lambda: self.master)
         handlers = self._servicer.handlers() + master.handlers()
-        return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}")
+        return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}", self._security)
 
     def _set_cluster(self, cluster: ClusterSpec) -> None:
         """Replaces the cluster before the server starts (used to build in-process clusters
@@ -120,7 +124,7 @@ class Server:
         self._server_def.cluster.CopyFrom(cluster.as_cluster_def())
         self._cache = WorkerCache(ClusterSpec(self._server_def.cluster),
                                   self._cache.prefer_local, self._cache.shared_memory,
-                                  self._cache.local_rpc)
+                                  self._cache.local_rpc, self._security)
         self.worker.worker_cache = self._cache
         self.master = Master(self.worker.task_name, self._cache,
                              self._server_def.default_session_config)

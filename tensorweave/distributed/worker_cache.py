@@ -77,11 +77,14 @@ class WorkerCache:
       local_rpc: call workers on this host over their Unix domain socket when they have
         one (False with `TensorweaveOptions.disable_local_rpc`; see
         `transport.local_rpc`).
+      security: the `transport.security.TransportSecurity` of calls to other tasks
+        (token, TLS), or None.
     """
 
     def __init__(self, cluster: ClusterSpec, prefer_local: bool = True,
-                 shared_memory: bool = True, local_rpc: bool = True):
+                 shared_memory: bool = True, local_rpc: bool = True, security: Any = None):
         self.cluster = cluster
+        self.security = security
         self.prefer_local = prefer_local
         self.shared_memory = shared_memory
         self.local_rpc = local_rpc
@@ -128,9 +131,9 @@ class WorkerCache:
             with self._lock:
                 channel = self._channels.get(address)
                 if channel is None:
-                    channel = self._channels[address] = make_channel(address)
+                    channel = self._channels[address] = make_channel(address, self.security)
             worker = GrpcRemoteWorker(name, address, channel, self.shared_memory,
-                                      self.local_rpc)
+                                      self.local_rpc, self.security)
         with self._lock:
             return self._workers.setdefault(name, worker)
 
@@ -142,7 +145,7 @@ class WorkerCache:
             return server.master
         from tensorweave.distributed.transport.grpc_client import GrpcRemoteMaster
 
-        return GrpcRemoteMaster(name, address)
+        return GrpcRemoteMaster(name, address, security=self.security)
 
     @staticmethod
     def _local(name: str, address: str) -> Any:

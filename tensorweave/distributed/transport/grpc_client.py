@@ -29,6 +29,7 @@ from tensorweave.distributed.transport.grpc_server import (
     WORKER_SERVICE,
 )
 from tensorweave.distributed.transport.local_rpc import LocalRpcClient
+from tensorweave.distributed.transport.security import TransportSecurity, secure_channel
 from tensorweave.distributed.transport.status import (
     error_from_code,
     error_from_status,
@@ -46,9 +47,10 @@ from tensorweave.protos import (
 CONTROL_TIMEOUT_S = 30.0
 
 
-def make_channel(address: str) -> grpc.Channel:
-    """An insecure channel to `address` with unlimited message sizes and fast reconnects."""
-    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+def make_channel(address: str, security: TransportSecurity | None = None) -> grpc.Channel:
+    """A channel to `address` with unlimited message sizes and fast reconnects; TLS and
+    the cluster token as `security` asks (see `security`)."""
+    return secure_channel(address, CHANNEL_OPTIONS, security)
 
 
 class _Stub:
@@ -94,12 +96,15 @@ class GrpcRemoteWorker:
     """
 
     def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
-                 shared_memory: bool = True, local_rpc: bool = True):
+                 shared_memory: bool = True, local_rpc: bool = True,
+                 security: TransportSecurity | None = None):
         self.task_name = task_name
         self.address = address
-        local = (LocalRpcClient(task_name, address)
+        token = security.token if security is not None else None  # security
+        local = (LocalRpcClient(task_name, address, token)
                  if local_rpc and shm.is_local_address(address) else None)
-        self._stub = _Stub(channel or make_channel(address), task_name, address, local)
+        self._stub = _Stub(channel or make_channel(address, security), task_name, address,
+                           local)
         self._shm = shm.PeerState(address, shared_memory)
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -436,10 +441,11 @@ class GrpcRemoteMaster:
     """TensorFlow's `MasterService` of a remote task (used by `Session.reset` and by the
     remote-master session mode)."""
 
-    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None):
+    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
+                 security: TransportSecurity | None = None):
         self.task_name = task_name
         self.address = address
-        self._stub = _Stub(channel or make_channel(address), task_name, address)
+        self._stub = _Stub(channel or make_channel(address, security), task_name, address)
 
     def _m(self, name: str) -> str:
         return f"/{MASTER_SERVICE}/{name}"

@@ -29,6 +29,7 @@ from google.protobuf.message import DecodeError
 from tensorweave import errors
 from tensorweave.distributed.interfaces import RunGraphCall
 from tensorweave.distributed.transport import codec, shm
+from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.transport.status import abort
 from tensorweave.distributed.transport.step_stream import STREAMED_METHOD
 from tensorweave.framework import limits
@@ -410,18 +411,24 @@ class MasterServicer:
         )]
 
 
-def bind(handlers: list[Any], address: str) -> tuple[Any, int]:
+def bind(handlers: list[Any], address: str,
+         security: security_lib.TransportSecurity | None = None) -> tuple[Any, int]:
     """Creates a gRPC server with `handlers` bound to `address`; returns (server, port).
+    `security` adds the token check and TLS (see `security`).
 
     Raises:
       UnknownError: if the address cannot be bound (e.g. the port is in use), naming it.
     """
+    security = security or security_lib.TransportSecurity()
     server = grpc.server(
         concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="grpc"),
         handlers=handlers, options=SERVER_OPTIONS,
+        interceptors=security_lib.server_interceptors(security),  # security: token check
     )
+    credentials = security_lib.server_credentials(security)  # security: TLS
     try:
-        port = server.add_insecure_port(address)
+        port = (server.add_secure_port(address, credentials) if credentials is not None
+                else server.add_insecure_port(address))
     except RuntimeError as e:
         port = 0
         reason = str(e)
