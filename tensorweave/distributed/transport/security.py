@@ -17,7 +17,8 @@ Where the settings come from, first match wins:
      default session config (what `tensorweave server --auth-token-file ...` sets), a
      client session's config;
   2. the environment, next to `TF_CONFIG`: `TENSORWEAVE_AUTH_TOKEN_FILE`,
-     `TENSORWEAVE_TLS_CERT`, `TENSORWEAVE_TLS_KEY`, `TENSORWEAVE_TLS_CA` (how
+     `TENSORWEAVE_TLS_CERT`, `TENSORWEAVE_TLS_KEY`, `TENSORWEAVE_TLS_CA`,
+     `TENSORWEAVE_TLS_MUTUAL=1`, `TENSORWEAVE_INSECURE=1` (how
      `tensorweave launch`/`demo`/`k8s` reach the servers that user programs create with a
      plain `tf.train.Server(...)`);
   3. nothing: no token, no TLS (TensorFlow's behaviour).
@@ -45,6 +46,7 @@ ENV_TOKEN_FILE = "TENSORWEAVE_AUTH_TOKEN_FILE"
 ENV_TLS_CERT = "TENSORWEAVE_TLS_CERT"
 ENV_TLS_KEY = "TENSORWEAVE_TLS_KEY"
 ENV_TLS_CA = "TENSORWEAVE_TLS_CA"
+ENV_TLS_MUTUAL = "TENSORWEAVE_TLS_MUTUAL"
 ENV_INSECURE = "TENSORWEAVE_INSECURE"
 
 
@@ -124,7 +126,8 @@ def from_options(options: Any = None, environ: Mapping[str, str] | None = None
         cert_chain=_read(cert, "TLS certificate") if cert else None,
         private_key=_read(key, "TLS key") if key else None,
         root_certificates=_read(ca, "TLS CA") if ca else None,
-        require_client_cert=bool(getattr(options, "require_client_cert", False)),
+        require_client_cert=(bool(getattr(options, "require_client_cert", False))
+                             or env.get(ENV_TLS_MUTUAL, "") == "1"),
         insecure=insecure,
     )
 
