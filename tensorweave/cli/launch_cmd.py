@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tensorweave.deploy import cluster_security
+
 _EPILOG = """\
 Placeholders substituted in the command: {ps_hosts} {worker_hosts} {job_name} {task_index}
 {cluster_spec}. Every task also gets TF_CONFIG.
@@ -54,6 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--color", choices=("auto", "always", "never"), default="auto",
         help="colour the task prefixes (auto: when stdout is a terminal)",
     )  # fmt: skip
+    cluster_security.add_flags(p)
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
     p.set_defaults(func=run)
 
@@ -71,11 +74,15 @@ def run(args: argparse.Namespace) -> int:
             )
             sys.stdout.write(format_dry_run(plan))
             return 0
-        result = launch(
-            args.argv, args.ps, args.workers, port_base=args.port_base, host=args.host,
-            seed_flags=args.seed_flags, stream=sys.stdout, color=color,
-            grace_secs=args.grace_secs,
-        )  # fmt: skip
+        security = cluster_security.prepare(args, args.host)
+        try:
+            result = launch(
+                args.argv, args.ps, args.workers, port_base=args.port_base, host=args.host,
+                seed_flags=args.seed_flags, stream=sys.stdout, color=color,
+                grace_secs=args.grace_secs, env=security.env,
+            )  # fmt: skip
+        finally:
+            security.cleanup()
     except ValueError as e:
         print(f"tensorweave launch: {e}", file=sys.stderr)
         return 2

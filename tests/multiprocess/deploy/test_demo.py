@@ -69,3 +69,14 @@ def test_demo_reports_corrupt_mnist_file(tmp_path):
     assert proc.returncode == 2
     assert "corrupt" in proc.stdout or "not an IDX" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_demo_trains_over_tls_with_a_token(tmp_path):
+    out = str(tmp_path / "demo")
+    proc = _run_demo(out, "--steps=600", "--tls", "--mtls")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "cluster token (generated), TLS (generated CA), mutual TLS" in proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    assert float(last.split(":")[1]) >= 0.95, proc.stdout
+    with open(os.path.join(out, "tasks.log"), encoding="utf-8") as f:
+        assert "Unauthenticated" not in f.read()
