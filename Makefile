@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench protos bytecode
+.PHONY: demo test lint bench protos bytecode chaos
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ demo: bytecode
 
 test: bytecode
 	$(PY) -m pytest -q
+
+# The chaos tier (tests/chaos): kills/stops tasks during training, fuzzes every RPC, soaks
+# a ps. A few minutes on 2 cores; skipped by `make test`.
+chaos: bytecode
+	$(PY) -m pytest -q -m chaos tests/chaos
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check tensorweave tests examples benchmarks scripts

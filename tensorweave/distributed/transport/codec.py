@@ -150,11 +150,18 @@ def assemble(messages: Iterable[bytes], writable: bool = False, max_bytes: int |
       ResourceExhaustedError: if the announced tensor exceeds `max_bytes`.
     """
     it = iter(messages)
-    header = transport_pb2.TensorStreamHeader.FromString(next(it))
+    first = next(it, None)
+    if first is None:
+        raise errors.InvalidArgumentError(None, None, f"{what}: empty stream")
+    header = transport_pb2.TensorStreamHeader.FromString(first)
     if header.status_code:
         raise errors.make_error(header.status_code, header.status_error_message)
     shape = tuple(d.size for d in header.tensor_shape.dim)
-    npt = dtypes.as_dtype(header.dtype).as_numpy_dtype
+    try:
+        npt = dtypes.as_dtype(header.dtype).as_numpy_dtype
+    except (TypeError, ValueError):
+        raise errors.InvalidArgumentError(
+            None, None, f"{what}: unsupported dtype {header.dtype}") from None
     nbytes = limits.check_tensor_size(what, shape, np.dtype(npt).itemsize, max_bytes)
     if nbytes != header.nbytes:
         raise errors.DataLossError(

@@ -169,3 +169,12 @@ def test_local_socket_bounds_its_connections(server, monkeypatch):
 def test_codec_decode_names_the_value():
     with pytest.raises(errors.ResourceExhaustedError, match="RunGraph send y"):
         codec.decode(_tiny_huge_proto(), what="RunGraph send y")
+
+
+@pytest.mark.parametrize("dtype", [0, 20, 999])
+def test_push_with_an_unsupported_dtype_is_invalid_argument(server, dtype):
+    """Found by the chaos fuzzer: this was an unhandled TypeError (UNKNOWN)."""
+    server.worker.create_worker_session("s1")
+    header = _header(4, "s1")
+    header.dtype = dtype
+    assert _push(server, header).status_code == errors.INVALID_ARGUMENT
