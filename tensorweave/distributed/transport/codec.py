@@ -160,8 +160,10 @@ def assemble(messages: Iterable[bytes], writable: bool = False, max_bytes: int |
     try:
         npt = dtypes.as_dtype(header.dtype).as_numpy_dtype
     except (TypeError, ValueError):
+        npt = object
+    if np.dtype(npt).kind == "O":  # NOTE: strings and handles never travel as raw bytes
         raise errors.InvalidArgumentError(
-            None, None, f"{what}: unsupported dtype {header.dtype}") from None
+            None, None, f"{what}: unsupported dtype {header.dtype} for a raw stream")
     nbytes = limits.check_tensor_size(what, shape, np.dtype(npt).itemsize, max_bytes)
     if nbytes != header.nbytes:
         raise errors.DataLossError(
