@@ -17,8 +17,11 @@ Workloads (median over `--reps` repetitions where a workload is repeated):
 * `training` (with `--training`): async between-graph training of the digits MLP
   (batch 128, SGD lr 0.1), 2 workers x `--train-steps` steps, with 1 and with 2 ps.
 
+* `security` (with `--auth` and/or `--tls`): the read and a 16 MiB fetch on clusters with
+  a token, and with TLS + token, against a plain one (see `cluster_security.py`).
+
 Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--no-shm] [--grpc-only]
-[--training]`.
+[--training] [--auth] [--tls]`.
 """
 
 from __future__ import annotations
@@ -167,6 +170,8 @@ def main() -> None:
                         help="also measure the read and transfers through gRPC alone")
     parser.add_argument("--training", action="store_true", help="also run training workloads")
     parser.add_argument("--train-steps", type=int, default=1000)
+    parser.add_argument("--auth", action="store_true", help="also measure the token check")
+    parser.add_argument("--tls", action="store_true", help="also measure TLS (with a token)")
     args = parser.parse_args()
     result: dict = {"benchmark": "cluster", "startup_s": bench_startup(args.reps)}
     cluster = _cluster(1, 2)
@@ -194,6 +199,11 @@ def main() -> None:
 
         result["training"] = {f"{n}ps": bench_training(n, 2, args.train_steps)
                               for n in (1, 2)}
+    if args.auth or args.tls:
+        from benchmarks.cluster_security import bench_security
+
+        modes = [m for m, on in (("auth", args.auth), ("tls", args.tls)) if on]
+        result["security"] = bench_security(modes, _cluster, args.reads, args.reps)
     print(json.dumps(result, indent=2))
 
 
