@@ -168,3 +168,18 @@ def test_binding_all_interfaces_without_protection_warns(caplog, token_file):
                                             ("10.1.2.3", False), ("ps-0.svc", False)])
 def test_loopback_hosts(host, loopback):
     assert security.is_loopback_host(host) is loopback
+
+
+def test_remote_master_mode_with_the_token(server, token_file):
+    config = _config(token_file)
+    config.tensorweave.use_remote_master = True
+    assert _run(server.target, config) == 6.0
+
+
+def test_server_def_carries_the_token_path_never_the_secret(server, token_file):
+    from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
+
+    sec = security.from_options(_config(token_file).tensorweave.security, {})
+    remote = GrpcRemoteWorker("target", _address(server), security=sec)
+    server_def = remote.get_server_def(10.0)
+    assert SECRET not in server_def.SerializeToString()
