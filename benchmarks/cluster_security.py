@@ -8,7 +8,8 @@ settings (environment variables, as `tensorweave launch` passes them) and measur
 * `remote_scalar_read_us_grpc_only`: the same through gRPC alone (interceptor, TLS);
 * `fetch_16MiB_MBps_grpc_only`: fetching a 16 MiB float32 variable through gRPC streams
   (no shared memory, no same-host socket: every byte through TLS in the `tls` mode).
-`overhead_pct` compares each mode's medians with `plain`.
+`overhead_pct` compares each mode's medians with `plain`; the clusters run side by side and
+are measured in 10 interleaved rounds (machine load drifts alike for every mode).
 """
 
 from __future__ import annotations
@@ -48,63 +49,88 @@ def _client_config(env: dict[str, str], grpc_only: bool) -> tf.ConfigProto:
     return config
 
 
-def _median_us(fn, runs: int) -> float:
-    for _ in range(max(runs // 10, 50)):
-        fn()
+def _timed(fn, runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         samples.append(time.perf_counter() - t0)
-    return round(float(np.median(samples)) * 1e6, 1)
+    return samples
 
 
-def _measure(target: str, env: dict[str, str], runs: int, reps: int) -> dict:
-    out = {}
-    for grpc_only in (False, True):
-        g = tf.Graph()
-        with g.as_default(), tf.device("/job:ps/task:0"):
-            v = tf.Variable(1.0, name=f"scalar_{grpc_only}")
-        with tf.Session(target, graph=g, config=_client_config(env, grpc_only)) as sess:
-            sess.run(v.initializer)
-            key = "remote_scalar_read_us" + ("_grpc_only" if grpc_only else "")
-            out[key] = _median_us(lambda s=sess, v=v: s.run(v), runs)
-    n = 16 * (1 << 20) // 4
-    g = tf.Graph()
-    with g.as_default(), tf.device("/job:ps/task:0"):
-        big = tf.Variable(tf.zeros([n]), name="big")
-    with tf.Session(target, graph=g, config=_client_config(env, True)) as sess:
-        sess.run(big.initializer)
-        sess.run(big)
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            sess.run(big)
-            times.append(time.perf_counter() - t0)
-    out["fetch_16MiB_MBps_grpc_only"] = round(n * 4 / float(np.median(times)) / 1e6, 1)
-    return out
+class _Mode:
+    """One mode's cluster and its open sessions (scalar reads both ways, a 16 MiB fetch)."""
 
-
-def bench_security(modes: list[str], cluster_fn, runs: int, reps: int) -> dict:
-    """{mode: figures} plus `overhead_pct` of each mode against `plain`."""
-    result: dict = {}
-    for mode in ["plain", *modes]:
-        directory = tempfile.mkdtemp(prefix="tw-bench-secrets-")
-        env = _env(mode, directory)
+    def __init__(self, mode: str, cluster_fn) -> None:
+        self.directory = tempfile.mkdtemp(prefix="tw-bench-secrets-")
+        self.env = _env(mode, self.directory)
         cluster = cluster_fn(1, 1)
         spec = spec_string(cluster)
-        procs = [ServerProcess(spec, job, i, env) for job, addrs in cluster.items()
-                 for i in range(len(addrs))]
-        try:
-            for p in procs:
-                p.wait_ready()
-            result[mode] = _measure("grpc://" + cluster["worker"][0], env, runs, reps)
-        finally:
-            for p in procs:
-                p.terminate()
-            for name in os.listdir(directory):
-                os.remove(os.path.join(directory, name))
-            os.rmdir(directory)
+        self.procs = [ServerProcess(spec, job, i, self.env) for job, addrs in cluster.items()
+                      for i in range(len(addrs))]
+        for p in self.procs:
+            p.wait_ready()
+        target = "grpc://" + cluster["worker"][0]
+        self.sessions, self.calls = [], {}
+        for grpc_only in (False, True):
+            g = tf.Graph()
+            with g.as_default(), tf.device("/job:ps/task:0"):
+                v = tf.Variable(1.0, name="scalar")
+            sess = tf.Session(target, graph=g, config=_client_config(self.env, grpc_only))
+            sess.run(v.initializer)
+            self.sessions.append(sess)
+            key = "remote_scalar_read_us" + ("_grpc_only" if grpc_only else "")
+            self.calls[key] = lambda s=sess, v=v: s.run(v)
+        n = 16 * (1 << 20) // 4
+        g = tf.Graph()
+        with g.as_default(), tf.device("/job:ps/task:0"):
+            big = tf.Variable(tf.zeros([n]), name="big")
+        sess = tf.Session(target, graph=g, config=_client_config(self.env, True))
+        sess.run(big.initializer)
+        self.sessions.append(sess)
+        self.fetch = lambda s=sess, b=big: s.run(b)
+        self.samples: dict[str, list[float]] = {k: [] for k in self.calls}
+        self.fetch_s: list[float] = []
+
+    def round(self, runs: int, reps: int) -> None:
+        for key, fn in self.calls.items():
+            fn()
+            self.samples[key] += _timed(fn, runs)
+        self.fetch()
+        self.fetch_s += _timed(self.fetch, reps)
+
+    def figures(self) -> dict:
+        out = {k: round(float(np.median(v)) * 1e6, 1) for k, v in self.samples.items()}
+        out["fetch_16MiB_MBps_grpc_only"] = round(
+            16 * (1 << 20) / float(np.median(self.fetch_s)) / 1e6, 1)
+        return out
+
+    def close(self) -> None:
+        for sess in self.sessions:
+            sess.close()
+        for p in self.procs:
+            p.terminate()
+        for name in os.listdir(self.directory):
+            os.remove(os.path.join(self.directory, name))
+        os.rmdir(self.directory)
+
+
+def bench_security(modes: list[str], cluster_fn, runs: int, reps: int,
+                   rounds: int = 10) -> dict:
+    """{mode: figures} plus `overhead_pct` of each mode against `plain`. The modes'
+    clusters run side by side and are measured in interleaved rounds, so that drift in the
+    machine's load hits every mode alike."""
+    started: dict[str, _Mode] = {}
+    try:
+        for mode in ["plain", *modes]:
+            started[mode] = _Mode(mode, cluster_fn)
+        for _ in range(rounds):
+            for m in started.values():
+                m.round(max(runs // rounds, 10), max(reps // rounds, 1))
+        result: dict = {mode: m.figures() for mode, m in started.items()}
+    finally:
+        for m in started.values():
+            m.close()
     base = result["plain"]
     result["overhead_pct"] = {
         mode: {k: round(100.0 * (result[mode][k] - base[k]) / base[k], 1)

@@ -222,40 +222,75 @@ def warn_if_exposed(host: str, security: TransportSecurity, task: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- client
-class _Metadata(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
-                grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
-    """Adds the token to every call of a channel."""
+class _WithToken:
+    """A multicallable that adds the token to every call's metadata.
 
-    def __init__(self, token: bytes):
+    NOTE: not a `grpc.intercept_channel` interceptor: those cost ~50 us of Python per call
+    (measured +13% on a gRPC round trip); passing `metadata=` costs a few us.
+    """
+
+    __slots__ = ("_call", "_entry")
+
+    def __init__(self, multicallable: Any, entry: tuple[str, str]):
+        self._call = multicallable
+        self._entry = entry
+
+    def _metadata(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        kwargs["metadata"] = (*(kwargs.get("metadata") or ()), self._entry)
+        return kwargs
+
+    def __call__(self, request: Any, **kwargs: Any) -> Any:
+        return self._call(request, **self._metadata(kwargs))
+
+    def future(self, request: Any, **kwargs: Any) -> Any:
+        """`future` with the token."""
+        return self._call.future(request, **self._metadata(kwargs))
+
+    def with_call(self, request: Any, **kwargs: Any) -> Any:
+        """`with_call` with the token."""
+        return self._call.with_call(request, **self._metadata(kwargs))
+
+
+class TokenChannel:
+    """A `grpc.Channel` whose calls all carry the cluster token."""
+
+    def __init__(self, channel: grpc.Channel, token: bytes):
+        self._channel = channel
         self._entry = (AUTH_METADATA_KEY, token.decode("utf-8", errors="surrogateescape"))
 
-    def _details(self, details: Any) -> Any:
-        metadata = list(details.metadata or ()) + [self._entry]
-        return _CallDetails(details.method, details.timeout, metadata, details.credentials,
-                            getattr(details, "wait_for_ready", None),
-                            getattr(details, "compression", None))
+    def unary_unary(self, method: str, *args: Any, **kwargs: Any) -> _WithToken:
+        """As `grpc.Channel.unary_unary`."""
+        return _WithToken(self._channel.unary_unary(method, *args, **kwargs), self._entry)
 
-    def intercept_unary_unary(self, continuation, details, request):  # noqa: D102
-        return continuation(self._details(details), request)
+    def unary_stream(self, method: str, *args: Any, **kwargs: Any) -> _WithToken:
+        """As `grpc.Channel.unary_stream`."""
+        return _WithToken(self._channel.unary_stream(method, *args, **kwargs), self._entry)
 
-    def intercept_unary_stream(self, continuation, details, request):  # noqa: D102
-        return continuation(self._details(details), request)
+    def stream_unary(self, method: str, *args: Any, **kwargs: Any) -> _WithToken:
+        """As `grpc.Channel.stream_unary`."""
+        return _WithToken(self._channel.stream_unary(method, *args, **kwargs), self._entry)
 
-    def intercept_stream_unary(self, continuation, details, request_iterator):  # noqa: D102
-        return continuation(self._details(details), request_iterator)
+    def stream_stream(self, method: str, *args: Any, **kwargs: Any) -> _WithToken:
+        """As `grpc.Channel.stream_stream`."""
+        return _WithToken(self._channel.stream_stream(method, *args, **kwargs), self._entry)
 
-    def intercept_stream_stream(self, continuation, details, request_iterator):  # noqa: D102
-        return continuation(self._details(details), request_iterator)
+    def subscribe(self, *args: Any, **kwargs: Any) -> None:
+        """As `grpc.Channel.subscribe`."""
+        self._channel.subscribe(*args, **kwargs)
 
+    def unsubscribe(self, *args: Any, **kwargs: Any) -> None:
+        """As `grpc.Channel.unsubscribe`."""
+        self._channel.unsubscribe(*args, **kwargs)
 
-@dataclass(frozen=True)
-class _CallDetails(grpc.ClientCallDetails):
-    method: str
-    timeout: float | None
-    metadata: Any
-    credentials: Any
-    wait_for_ready: bool | None
-    compression: Any
+    def close(self) -> None:
+        """Closes the underlying channel."""
+        self._channel.close()
+
+    def __enter__(self) -> TokenChannel:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def secure_channel(address: str, options: list[Any], security: TransportSecurity | None
@@ -269,5 +304,5 @@ def secure_channel(address: str, options: list[Any], security: TransportSecurity
     else:
         channel = grpc.insecure_channel(address, options=options)
     if security is not None and security.token:
-        channel = grpc.intercept_channel(channel, _Metadata(security.token))
+        return TokenChannel(channel, security.token)  # type: ignore[return-value]
     return channel
