@@ -47,6 +47,11 @@ interop: bytecode
 chaos: bytecode
 	$(PY) -m pytest -q -m chaos tests/chaos
 
+# The chaos tier (tests/chaos): kills/stops tasks during training, fuzzes every RPC, soaks
+# a ps. A few minutes on 2 cores; skipped by `make test`.
+chaos: bytecode
+	$(PY) -m pytest -q -m chaos tests/chaos
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check tensorweave tests examples benchmarks scripts
 
