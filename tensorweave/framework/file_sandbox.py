@@ -69,6 +69,19 @@ class FileSandbox:
         return f"FileSandbox({list(self.roots)!r})"
 
 
+class _NoFiles:
+    """Refuses every path: for kernels run outside a step (constant folding at graph
+    registration), which must leave file access to the step and its sandbox."""
+
+    def check(self, op: str, path: str) -> str:
+        """Raises `PermissionDeniedError` for any `path`."""
+        raise errors.PermissionDeniedError(
+            None, None, f"{op}: no file access outside a step (path {path!r})")
+
+
+NO_FILES = _NoFiles()
+
+
 def sandbox_from_options(security: Any, server: bool) -> FileSandbox | None:
     """The sandbox a `SecurityOptions` asks for: servers get one unless
     `unrestricted_files` (default roots when `allowed_dir` is empty); in-process sessions

@@ -121,3 +121,59 @@ def test_default_roots_are_cwd_and_temp(tmp_path):
     assert box.allows(str(tmp_path / "x"))
     assert box.allows("relative/file")
     assert not box.allows("/proc/self/environ")
+
+
+def _run(target, fetch_fn):
+    with tf.Graph().as_default():
+        fetch = fetch_fn()
+        with tf.Session(target) as sess:
+            return sess.run(fetch)
+
+
+def test_read_write_and_matching_files_stay_inside(server, roots):
+    inside, outside = roots
+    (outside / "secret.txt").write_bytes(b"secret")
+    _run(server.target, lambda: tf.io.write_file(str(inside / "a.txt"), "hello"))
+    assert _run(server.target, lambda: tf.io.read_file(str(inside / "a.txt"))) == b"hello"
+    assert list(_run(server.target, lambda: tf.io.matching_files(str(inside / "*.txt")))) == [
+        str(inside / "a.txt").encode()]
+    with pytest.raises(errors.PermissionDeniedError, match=r"ReadFile.*secret"):
+        _run(server.target, lambda: tf.io.read_file(str(outside / "secret.txt")))
+    with pytest.raises(errors.PermissionDeniedError, match=r"WriteFile.*payload"):
+        _run(server.target, lambda: tf.io.write_file(str(inside) + "/../outside/payload", "x"))
+    with pytest.raises(errors.PermissionDeniedError, match="MatchingFiles"):
+        _run(server.target, lambda: tf.io.matching_files(str(outside / "*")))
+    os.symlink(outside / "secret.txt", inside / "alias.txt")
+    with pytest.raises(errors.PermissionDeniedError, match=r"MatchingFiles.*resolves to"):
+        _run(server.target, lambda: tf.io.matching_files(str(inside / "*.txt")))
+    assert sorted(os.listdir(outside)) == ["secret.txt"]
+
+
+def _write_records(path, records):
+    with tf.python_io.TFRecordWriter(str(path)) as w:
+        for r in records:
+            w.write(r)
+
+
+def test_datasets_and_readers_read_only_inside(server, roots):
+    inside, outside = roots
+    _write_records(inside / "ok.tfrecord", [b"a", b"b"])
+    _write_records(outside / "secret.tfrecord", [b"s"])
+
+    def first_record(path):
+        with tf.name_scope(path.stem):  # NOTE: one-shot iterators are shared by node name
+            dataset = tf.data.TFRecordDataset([str(path)])
+            return tf.data.make_one_shot_iterator(dataset).get_next()
+
+    assert _run(server.target, lambda: first_record(inside / "ok.tfrecord")) == b"a"
+    with pytest.raises(errors.PermissionDeniedError, match=r"TFRecordDataset.*secret"):
+        _run(server.target, lambda: first_record(outside / "secret.tfrecord"))
+
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(2, tf.string)
+        enqueue = queue.enqueue_many([[str(outside / "secret.tfrecord")]])
+        _, value = tf.WholeFileReader().read(queue)
+        with tf.Session(server.target) as sess:
+            sess.run(enqueue)
+            with pytest.raises(errors.PermissionDeniedError, match=r"ReaderReadV2.*secret"):
+                sess.run(value)
