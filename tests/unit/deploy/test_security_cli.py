@@ -86,3 +86,16 @@ def test_insecure_launch_has_no_token_and_contradictions_fail():
     assert sec.env == {security.ENV_INSECURE: "1"} and sec.directory is None
     with pytest.raises(ValueError, match="contradict"):
         cluster_security.prepare(_launch_args("--insecure", "--auth-token-file", "/t"))
+
+
+def test_generated_certificate_names_every_host():
+    """`launch --netns --tls`: the tasks live on several namespace addresses."""
+    sec = cluster_security.prepare(_launch_args("--tls"), "10.231.0.2", ["10.231.0.6"])
+    try:
+        with open(sec.env[security.ENV_TLS_CERT], "rb") as f:
+            cert = x509.load_pem_x509_certificate(f.read())
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        ips = {str(ip) for ip in names.get_values_for_type(x509.IPAddress)}
+        assert {"10.231.0.2", "10.231.0.6", "127.0.0.1"} <= ips
+    finally:
+        sec.cleanup()
