@@ -43,7 +43,8 @@ interop: bytecode
 	  echo "!!!! INTEROP TIER SKIPPED: $(TF_PACKAGE) is not installable here !!!!"; \
 	fi
 
-# Chaos tier: kills, stops and partitions tasks during training; fuzzes every RPC.
+# The chaos tier (tests/chaos): kills/stops tasks during training, fuzzes every RPC, soaks
+# a ps. A few minutes on 2 cores; skipped by `make test`.
 chaos: bytecode
 	$(PY) -m pytest -q -m chaos tests/chaos
 

@@ -17,8 +17,12 @@ Workloads (median over `--reps` repetitions where a workload is repeated):
 * `training` (with `--training`): async between-graph training of the digits MLP
   (batch 128, SGD lr 0.1), 2 workers x `--train-steps` steps, with 1 and with 2 ps.
 
+* `security` (with `--auth` and/or `--tls`): the read and a 16 MiB fetch on clusters with
+  a token, and with TLS + token, against a plain one (see `cluster_security.py`); these
+  clusters are on 127.0.0.1 even with `--netns`.
+
 Run: `python benchmarks/cluster.py [--reps 3] [--reads 2000] [--no-shm] [--grpc-only]
-[--training]`.
+[--training] [--netns] [--auth] [--tls]`.
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ def _cluster(num_ps: int, num_workers: int) -> dict[str, list[str]]:
             "ps": [f"{hosts.address(0)}:{2222 + i}" for i in range(num_ps)],
             "worker": [f"{hosts.address(1)}:{2222 + i}" for i in range(num_workers)],
         }
+    return _local_cluster(num_ps, num_workers)
+
+
+def _local_cluster(num_ps: int, num_workers: int) -> dict[str, list[str]]:
     return {
         "ps": [f"localhost:{pick_unused_port()}" for _ in range(num_ps)],
         "worker": [f"localhost:{pick_unused_port()}" for _ in range(num_workers)],
@@ -184,6 +192,8 @@ def main() -> None:
     parser.add_argument("--train-steps", type=int, default=1000)
     parser.add_argument("--netns", action="store_true",
                         help="cross-host: ps and workers in two network namespaces (root)")
+    parser.add_argument("--auth", action="store_true", help="also measure the token check")
+    parser.add_argument("--tls", action="store_true", help="also measure TLS (with a token)")
     args = parser.parse_args()
     if not args.netns:
         run(args)
@@ -227,6 +237,13 @@ def run(args: argparse.Namespace) -> None:
 
         result["training"] = {f"{n}ps": bench_training(n, 2, args.train_steps)
                               for n in (1, 2)}
+    if args.auth or args.tls:
+        from benchmarks.cluster_security import bench_security
+
+        modes = [m for m, on in (("auth", args.auth), ("tls", args.tls)) if on]
+        # On 127.0.0.1 even with --netns (the certificates name localhost, and the modes'
+        # clusters run side by side).
+        result["security"] = bench_security(modes, _local_cluster, args.reads, args.reps)
     print(json.dumps(result, indent=2))
 
 

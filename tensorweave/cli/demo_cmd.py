@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from tensorweave.deploy import cluster_security
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Registers the `demo` subcommand."""
@@ -24,6 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", default=None, help="default: tw_output/demo-<time>")
     p.add_argument("--no-progress", dest="progress", action="store_false", default=None,
                    help="plain output even on a terminal")
+    cluster_security.add_flags(p)
     p.set_defaults(func=run)
 
 
@@ -31,8 +34,17 @@ def run(args: argparse.Namespace) -> int:
     """Runs the demo with the parsed flags."""
     from tensorweave.deploy.demo import DemoOptions, run_demo
 
-    return run_demo(DemoOptions(
-        ps=args.ps, workers=args.workers, steps=args.steps, batch_size=args.batch_size,
-        learning_rate=args.learning_rate, sync=args.sync, data=args.data,
-        data_dir=args.data_dir, output_dir=args.output_dir, progress=args.progress,
-    ))
+    try:
+        security = cluster_security.prepare(args)
+    except ValueError as e:
+        print(f"tensorweave demo: {e}")
+        return 2
+    try:
+        return run_demo(DemoOptions(
+            ps=args.ps, workers=args.workers, steps=args.steps, batch_size=args.batch_size,
+            learning_rate=args.learning_rate, sync=args.sync, data=args.data,
+            data_dir=args.data_dir, output_dir=args.output_dir, progress=args.progress,
+            env=security.env, security_summary=security.summary,
+        ))
+    finally:
+        security.cleanup()

@@ -40,12 +40,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--backoff-limit", type=int, default=0, metavar="K",
         help="the Jobs' backoffLimit (default 0: one failed task fails its Job)",
     )  # fmt: skip
+    p.add_argument(
+        "--insecure", action="store_true",
+        help="no cluster token (default: a generated one, in a Secret the pods mount)",
+    )  # fmt: skip
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs `tensorweave k8s`; returns the exit status."""
+    from tensorweave.deploy.certs import new_token
     from tensorweave.deploy.k8s import K8sConfig, render_k8s
 
     try:
@@ -53,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             image=args.image, num_ps=args.ps, num_workers=args.workers, name=args.name,
             namespace=args.namespace, port=args.port, seed_flags=args.seed_flags,
             backoff_limit=args.backoff_limit,
+            auth_token=None if args.insecure else new_token(),
         )  # fmt: skip
         sys.stdout.write(render_k8s(args.argv, config))
     except ValueError as e:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tensorweave.deploy import cluster_security
+
 _EPILOG = """\
 Placeholders substituted in the command: {ps_hosts} {worker_hosts} {job_name} {task_index}
 {cluster_spec}. Every task also gets TF_CONFIG.
@@ -59,6 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run the tasks in network namespaces as stand-in hosts (root only): a host "
         "per task, or the ps tasks on one host and the workers on another",
     )  # fmt: skip
+    cluster_security.add_flags(p)
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
     p.set_defaults(func=run)
 
@@ -78,11 +81,15 @@ def run(args: argparse.Namespace) -> int:
             )
             sys.stdout.write(format_dry_run(plan))
             return 0
-        result = launch(
-            args.argv, args.ps, args.workers, port_base=args.port_base, host=args.host,
-            seed_flags=args.seed_flags, stream=sys.stdout, color=color,
-            grace_secs=args.grace_secs,
-        )  # fmt: skip
+        security = cluster_security.prepare(args, args.host)
+        try:
+            result = launch(
+                args.argv, args.ps, args.workers, port_base=args.port_base, host=args.host,
+                seed_flags=args.seed_flags, stream=sys.stdout, color=color,
+                grace_secs=args.grace_secs, env=security.env,
+            )  # fmt: skip
+        finally:
+            security.cleanup()
     except ValueError as e:
         print(f"tensorweave launch: {e}", file=sys.stderr)
         return 2
@@ -108,7 +115,15 @@ def _run_in_namespaces(args: argparse.Namespace, color: bool | None) -> int:
             if args.dry_run:
                 sys.stdout.write(format_dry_run(plan))
                 return 0
-            result = run_plan(plan, stream=sys.stdout, color=color, grace_secs=args.grace_secs)
+            addresses = [hosts.address(i) for i in range(count)]
+            security = cluster_security.prepare(args, addresses[0], addresses[1:])
+            try:
+                result = run_plan(
+                    plan, env=security.env, stream=sys.stdout, color=color,
+                    grace_secs=args.grace_secs,
+                )  # fmt: skip
+            finally:
+                security.cleanup()
     except (ValueError, OSError) as e:
         print(f"tensorweave launch: {e}", file=sys.stderr)
         return 2

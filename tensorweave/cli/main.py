@@ -6,11 +6,11 @@ import argparse
 import logging
 import sys
 
-from tensorweave.cli import demo_cmd, k8s_cmd, launch_cmd, server_cmd
+from tensorweave.cli import certs_cmd, demo_cmd, k8s_cmd, launch_cmd, server_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `tensorweave` parser with its subcommands (server, launch, k8s, demo)."""
+    """The `tensorweave` parser with its subcommands (server, launch, k8s, demo, certs)."""
     parser = argparse.ArgumentParser(
         prog="tensorweave",
         description="tensorweave: TensorFlow 1.x's graph and distributed runtime in Python.",
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     launch_cmd.add_parser(sub)
     k8s_cmd.add_parser(sub)
     demo_cmd.add_parser(sub)
+    certs_cmd.add_parser(sub)
     return parser
 
 

@@ -26,7 +26,41 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="e.g. 'worker|localhost:2222;localhost:2223,ps|localhost:2224' or JSON")
     p.add_argument("--job_name", default="", help="this task's job, e.g. ps or worker")
     p.add_argument("--task_index", type=int, default=None, help="this task's index in its job")
+    add_security_flags(p)
     p.set_defaults(func=run)
+
+
+def add_security_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that fill `ConfigProto.tensorweave.security` (docs/security.md)."""
+    p.add_argument("--allowed-dir", action="append", default=[], metavar="DIR",
+                   help="directory file ops may reach (repeatable; default: the working "
+                   "directory and the system temp directory)")
+    p.add_argument("--unrestricted-files", action="store_true",
+                   help="no file sandbox (TensorFlow's behaviour)")
+    p.add_argument("--auth-token-file", default="", metavar="FILE",
+                   help="the cluster's shared secret (default: $TENSORWEAVE_AUTH_TOKEN_FILE)")
+    p.add_argument("--tls-cert", default="", metavar="PEM", help="this task's certificate")
+    p.add_argument("--tls-key", default="", metavar="PEM", help="its private key")
+    p.add_argument("--tls-ca", default="", metavar="PEM",
+                   help="CA of the cluster's certificates")
+    p.add_argument("--mtls", action="store_true", help="require client certificates")
+    p.add_argument("--insecure", action="store_true",
+                   help="serve other interfaces without TLS or token, without the warning")
+
+
+def security_config(args: argparse.Namespace) -> object:
+    """A `ConfigProto` whose `tensorweave.security` holds the security flags."""
+    from tensorweave.protos import config_pb2
+
+    config = config_pb2.ConfigProto()
+    sec = config.tensorweave.security
+    sec.allowed_dir.extend(args.allowed_dir)
+    sec.unrestricted_files = args.unrestricted_files
+    sec.auth_token_file = args.auth_token_file
+    sec.tls_cert_file, sec.tls_key_file, sec.tls_ca_file = args.tls_cert, args.tls_key, args.tls_ca
+    sec.require_client_cert = args.mtls
+    sec.insecure = args.insecure
+    return config
 
 
 def _cluster_and_task(args: argparse.Namespace) -> tuple[object, str, int | None]:
@@ -50,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         cluster, job, task = _cluster_and_task(args)
-        server = Server(cluster, job_name=job or None, task_index=task)
+        server = Server(cluster, job_name=job or None, task_index=task,
+                        config=security_config(args))
     except (ValueError, TypeError, errors.OpError) as e:
         print(f"tensorweave server: {e}", file=sys.stderr)
         return 2

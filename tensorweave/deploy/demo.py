@@ -32,6 +32,8 @@ class DemoOptions:
     data_dir: str | None = None
     output_dir: str | None = None
     progress: bool | None = None
+    env: dict | None = None  # security: the tasks' token/TLS settings
+    security_summary: str = ""
 
 
 @dataclasses.dataclass
@@ -142,7 +144,9 @@ def run_demo(opts: DemoOptions, stream: TextIO | None = None) -> int:
     progress = _progress_display(opts, stream) if show else None
     mode = "synchronous" if opts.sync else "asynchronous"
     print(f"tensorweave demo: {opts.ps} ps + {opts.workers} workers, {mode} training of an MLP "
-          f"on {opts.data} for {opts.steps} global steps", file=stream, flush=True)
+          f"on {opts.data} for {opts.steps} global steps"
+          + (f" ({opts.security_summary})" if opts.security_summary else ""),
+          file=stream, flush=True)
     t0 = time.perf_counter()
     with open(os.path.join(out, "tasks.log"), "w", encoding="utf-8") as log:
         sink = _EventSink(log, opts.workers, opts.steps, progress)
@@ -150,7 +154,7 @@ def run_demo(opts: DemoOptions, stream: TextIO | None = None) -> int:
             progress.start()
         try:
             result = launch(_command(opts, out), opts.ps, opts.workers, stream=sink,
-                            color=False, grace_secs=5.0)
+                            color=False, grace_secs=5.0, env=opts.env)
         finally:
             if progress is not None:
                 progress.stop()

@@ -55,6 +55,7 @@ from typing import Any
 import yaml
 
 from tensorweave.deploy.plan import PS, WORKER, check_counts, parse_command, task_argv
+from tensorweave.distributed.transport.security import ENV_TOKEN_FILE
 
 INDEX_ENV = "TF_TASK_INDEX"
 INDEX_REF = f"$({INDEX_ENV})"
@@ -94,6 +95,7 @@ class K8sConfig:
     port: int = 2222
     seed_flags: bool = False
     backoff_limit: int = 0
+    auth_token: str | None = None  # security: the cluster secret (None: no Secret)
 
     def __post_init__(self) -> None:
         check_counts(self.num_ps, self.num_workers)
@@ -180,8 +182,49 @@ def _container(config: K8sConfig, command: Sequence[str], job: str) -> dict[str,
             {"name": "TF_CONFIG", "value": tf_config_template(config, job)},
             {"name": JOB_ENV, "value": job},
             {"name": "PYTHONUNBUFFERED", "value": "1"},
+            *_token_env(config),
         ],
+        **_token_mount(config),
     }
+
+
+SECRET_DIR = "/var/run/tensorweave"
+
+
+def secret_name(config: K8sConfig) -> str:
+    """The Secret holding the cluster token."""
+    return f"{config.name}-cluster-token"
+
+
+def secret_manifest(config: K8sConfig) -> dict[str, Any]:
+    """An Opaque Secret with the cluster token (`kubectl apply` stores it; the pods mount
+    it read-only and name it in `TENSORWEAVE_AUTH_TOKEN_FILE`)."""
+    return {
+        "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": secret_name(config), "namespace": config.namespace,
+                     "labels": {NAME_LABEL: config.name}},
+        "stringData": {"token": config.auth_token},
+    }
+
+
+def _token_env(config: K8sConfig) -> list[dict[str, Any]]:
+    if not config.auth_token:
+        return []
+    return [{"name": ENV_TOKEN_FILE, "value": f"{SECRET_DIR}/token"}]
+
+
+def _token_mount(config: K8sConfig) -> dict[str, Any]:
+    if not config.auth_token:
+        return {}
+    return {"volumeMounts": [{"name": "cluster-token", "mountPath": SECRET_DIR,
+                              "readOnly": True}]}
+
+
+def _token_volumes(config: K8sConfig) -> dict[str, Any]:
+    if not config.auth_token:
+        return {}
+    return {"volumes": [{"name": "cluster-token", "secret": {
+        "secretName": secret_name(config), "defaultMode": 0o400}}]}
 
 
 def job_manifest(config: K8sConfig, command: Sequence[str], job: str) -> dict[str, Any]:
@@ -202,6 +245,7 @@ def job_manifest(config: K8sConfig, command: Sequence[str], job: str) -> dict[st
                     "subdomain": config.object_name(job),
                     "restartPolicy": "Never",
                     "containers": [_container(config, command, job)],
+                    **_token_volumes(config),
                 },
             },
         },
@@ -220,7 +264,7 @@ def k8s_manifests(command: str | Sequence[str], config: K8sConfig) -> list[dict[
       ValueError: an empty command.
     """
     argv = parse_command(command)
-    manifests = []
+    manifests = [secret_manifest(config)] if config.auth_token else []
     for job in config.job_counts():
         manifests += [service_manifest(config, job), job_manifest(config, argv, job)]
     return manifests
@@ -259,7 +303,7 @@ def _header(command: Sequence[str], config: K8sConfig) -> str:
         ),
         "The ps never exit (as in TensorFlow); once the workers are done, delete everything:",
         f"  kubectl -n {ns} wait --for=condition=complete --timeout=-1s job/{name}-worker",
-        f"  kubectl -n {ns} delete job,service -l {NAME_LABEL}={name}",
+        f"  kubectl -n {ns} delete job,service,secret -l {NAME_LABEL}={name}",
         "Without TF_CONFIG, the same DNS names through a resolver:",
         *(f"  {line}" for line in host_list_note(config).splitlines()),
     ]

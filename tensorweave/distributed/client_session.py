@@ -19,7 +19,9 @@ from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.master_session import MasterSession
 from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
+from tensorweave.distributed.target import check_target
 from tensorweave.distributed.transport import grpc_client
+from tensorweave.distributed.transport.security import from_options
 from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
 from tensorweave.runtime.node_spec import NodeSpec
 
@@ -36,6 +38,11 @@ def _timeout_s(config: Any) -> float | None:
     return None
 
 
+def _security(config: Any) -> Any:
+    """The token/TLS settings of a client session (config, then environment)."""
+    return from_options(config.tensorweave.security if config is not None else None)
+
+
 def resolve_target(target: str, config: Any,
                    runtime: ProcessRuntime | None = None) -> tuple[Any, WorkerCache]:
     """The target's `ServerDef` and a `WorkerCache` of its cluster, waiting for the target
@@ -46,15 +53,19 @@ def resolve_target(target: str, config: Any,
         `config.operation_timeout_in_ms`.
       UnimplementedError: the target is not a tensorweave server (a TensorFlow one: use its
         master service, see `ClientMasterBackend`).
+      InvalidArgumentError: a malformed target (no port, port out of range).
+      UnavailableError: the target's host name does not resolve.
     """
     runtime = runtime or default_runtime()
-    options = TransportOptions.from_config(config)
+    options = TransportOptions.from_config(config, _security(config))
     address = _address(target)
     server = runtime.servers.lookup(address) if options.prefer_local else None
     if server is not None:
         server_def = server.server_def
     else:
-        remote = grpc_client.GrpcRemoteWorker(f"target {target}", address, runtime=runtime)
+        check_target(target)
+        remote = grpc_client.GrpcRemoteWorker(f"target {target}", address, runtime=runtime,
+                                              security=options.security)
         try:
             server_def = _wait_for(lambda t: remote.get_server_def(t), target,
                                    _timeout_s(config))
@@ -157,7 +168,9 @@ class RemoteMasterBackend:
 
     def __init__(self, target: str, graph: Any, config: Any,
                  runtime: ProcessRuntime | None = None):
-        self._master = grpc_client.GrpcRemoteMaster(f"master {target}", _address(target))
+        check_target(target)
+        self._master = grpc_client.GrpcRemoteMaster(f"master {target}", _address(target),
+                                                    security=_security(config))
         self._graph = graph
         self._config = config
         self._handle: str | None = None

@@ -12,6 +12,7 @@ Deviation: job names and addresses given as `bytes` are decoded (UTF-8) to `str`
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,10 @@ _CLUSTER_TYPE_ERROR = (
     "addresses, or a `ClusterDef` protocol buffer"
 )
 _EXAMPLE = "worker|h0:2222;h1:2222,ps|h2:2222"
+# TensorFlow's device-name grammar for a job (`DeviceNameUtils`): a letter, then letters,
+# digits and '_'. TF accepts other names here and then aborts the process creating devices.
+_JOB_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+MAX_PORT = 65535
 
 
 def _as_text(value: Any, what: str) -> str:
@@ -40,6 +45,24 @@ def _job_tasks_from_python(job_name: Any, tasks: Any) -> dict[int, Any]:
     raise TypeError(
         f"The tasks for job {job_name!r} must be a list or a dictionary from integers to strings."
     )
+
+
+def _validate(cluster: dict[str, dict[int, str]]) -> None:
+    """Job names follow TF's device-name grammar, task indices are >= 0, and a numeric
+    port is in 0..65535 (0: any free port, for a server that binds it)."""
+    for job_name, tasks in cluster.items():
+        if not _JOB_NAME.match(job_name):
+            raise ValueError(
+                f"Invalid job name {job_name!r}: a job name starts with a letter followed by "
+                "letters, digits or '_'")
+        for index, address in tasks.items():
+            if index < 0:
+                raise ValueError(f"Invalid task index {index} in job {job_name!r}: must be >= 0")
+            _, sep, port_text = address.rpartition(":")
+            if sep and port_text.isdigit() and int(port_text) > MAX_PORT:
+                raise ValueError(
+                    f"Invalid port {port_text} in address {address!r} of task {index} of job "
+                    f"{job_name!r}: a port is in 1..{MAX_PORT} (0 picks a free one)")
 
 
 def _cluster_map_from_def(cluster_def: cluster_pb2.ClusterDef) -> dict[str, dict[int, str]]:
@@ -62,7 +85,9 @@ class ClusterSpec:
     Raises:
       TypeError: `cluster` is of another type; a job's tasks are not a list, tuple or
         dict; a job name or address is not str or bytes (messages as in TensorFlow).
-      ValueError: a sparse task index is not convertible to int.
+      ValueError: a sparse task index is not convertible to int or is negative; a job
+        name is not a letter followed by letters, digits or '_' (TF's device-name grammar);
+        an address has a port above 65535.
     """
 
     def __init__(self, cluster: Mapping[Any, Any] | cluster_pb2.ClusterDef | ClusterSpec):
@@ -84,6 +109,7 @@ class ClusterSpec:
             self._cluster_spec = _cluster_map_from_def(self._cluster_def)
         else:
             raise TypeError(_CLUSTER_TYPE_ERROR)
+        _validate(self._cluster_spec)
 
     def _make_cluster_def(self) -> cluster_pb2.ClusterDef:
         # Jobs sorted by name and tasks by index, so that the proto is deterministic.

@@ -148,8 +148,15 @@ class WorkerInterface(Protocol):
 class TensorStash(Protocol):
     """Large tensors parked for a later pull or feed, by (step id, rendezvous key)."""
 
-    def put(self, step_id: int, key: str, value: Any) -> None:
-        """Keeps `value` until `take` (or until it expires)."""
+    def put(self, step_id: int, key: str, value: Any, what: str = "stash") -> None:
+        """Keeps `value` until `take` (or until it expires).
+
+        Raises:
+          ResourceExhaustedError: naming `what`, when the stash's byte cap would be exceeded.
+        """
+
+    def reserve_check(self, what: str, nbytes: int) -> None:
+        """Raises `ResourceExhaustedError` naming `what` when `nbytes` more would not fit."""
 
     def take(self, step_id: int, key: str) -> Any:
         """Removes and returns a value, or None when there is none.

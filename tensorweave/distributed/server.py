@@ -22,11 +22,13 @@ from tensorweave.distributed.process_runtime import ProcessRuntime, default_runt
 from tensorweave.distributed.server_def import make_server_def
 from tensorweave.distributed.transport import grpc_server
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
+from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.transport.host_locality import HostLocality
 from tensorweave.distributed.transport.stash import Stash
 from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.distributed.worker import Worker
 from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
+from tensorweave.framework.file_sandbox import sandbox_from_options
 from tensorweave.runtime import thread_budget
 
 log = logging.getLogger("tensorweave.server")
@@ -96,24 +98,22 @@ class Server:
             raise errors.InvalidArgumentError(
                 None, None, f'Task {task} was not defined in job "{job}"')
         host, port = split_address(cluster.task_address(job, task), job, task)
+        security = sd.default_session_config.tensorweave.security
+        self._security = security_lib.from_options(security)  # security: token, TLS
+        security_lib.warn_if_exposed(host, self._security, task_name(job, task))
         self.runtime = runtime or default_runtime()
         self._blas_threads = thread_budget.apply_config(
             sd.default_session_config, tasks_on_host(cluster, self.runtime.host))
-        outbox = self.runtime.new_outbox()
-        transfers = WorkerTransfers(Stash(outbox, f"/job:{job}/replica:0/task:{task}"),
-                                    outbox, functools.partial(StreamPump,
-                                                              stats=self.runtime.stats))
-        self.worker = Worker(job, task, transfers=transfers,
-                             undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
+        transfers = self._make_worker(job, task, security)
         self._servicer = grpc_server.WorkerServicer(
             self.worker, transfers, lambda: self._server_def, self.runtime.stats)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:
             self._set_own_port(job, task, host)
-        options = TransportOptions.from_config(sd.default_session_config)
+        options = TransportOptions.from_config(sd.default_session_config, self._security)
         self._cache = WorkerCache(ClusterSpec(sd.cluster), options, self.runtime)
         self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
-                                                        self._port)
+                                                        self._port, self._security.token)
                            if options.local_rpc else None)
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
@@ -123,10 +123,23 @@ class Server:
         if start:
             self.start()
 
+    def _make_worker(self, job: str, task: int, security: Any) -> WorkerTransfers:
+        """Builds `self.worker` with its transport-owned state (returned), its stash capped
+        and its file sandbox as the `SecurityOptions` ask."""
+        outbox = self.runtime.new_outbox()
+        stash = Stash(outbox, task_name(job, task),  # security: capped
+                      max_bytes=security.max_stash_bytes)
+        transfers = WorkerTransfers(stash, outbox, functools.partial(StreamPump,
+                                                                     stats=self.runtime.stats))
+        self.worker = Worker(job, task, transfers=transfers,
+                             undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
+        self.worker.file_sandbox = sandbox_from_options(security, server=True)  # security
+        return transfers
+
     def _bind(self, host: str, port: int) -> tuple[Any, int]:
         master = grpc_server.MasterServicer(lambda: self.master)
         handlers = self._servicer.handlers() + master.handlers()
-        return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}")
+        return grpc_server.bind(handlers, f"{host or 'localhost'}:{port}", self._security)
 
     def _set_cluster(self, cluster: ClusterSpec) -> None:
         """Replaces the cluster before the server starts (used to build in-process clusters

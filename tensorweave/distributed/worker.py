@@ -78,6 +78,7 @@ class Worker:
         self.incarnation = random.getrandbits(63) | 1
         self.resource_mgr = ResourceMgr(job)
         self.worker_cache = worker_cache
+        self.file_sandbox: Any = None  # security: set by the server (framework.file_sandbox)
         self.rendezvous = RendezvousMgr()
         self._sessions: dict[str, WorkerSession] = {}
         self._lock = threading.Lock()
@@ -218,6 +219,7 @@ class Worker:
         deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
         ctx = StepContext(sess.resource_mgr, step_id, rdv, cancellation, deadline,
                           self.device_name)
+        ctx.file_sandbox = self.file_sandbox  # security: the server's file sandbox
         token = cancellation.register(rdv.abort)
         self._track(step_id, cancellation, True)
         pump = None
@@ -275,6 +277,18 @@ class Worker:
         else:
             pump.start_background(self._pool)
         return pump
+
+    def check_push(self, session_handle: str, nbytes: int) -> None:
+        """Admits a `PushTensorStream` of `nbytes` before its chunks are read (security:
+        only callers with a session of this worker may stash, within the stash's cap).
+
+        Raises:
+          AbortedError: `session_handle` names no session of this worker.
+          ResourceExhaustedError: the transport's stash would exceed its byte cap.
+        """
+        self._session(session_handle)
+        if self.transfers is not None:
+            self.transfers.stash.reserve_check("PushTensorStream", nbytes)
 
     def _feed(self, call: RunGraphCall, key: str) -> Any:
         """A feed of `call`: in the call, or (large feeds) pushed into the transport's

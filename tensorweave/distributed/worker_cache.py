@@ -18,6 +18,7 @@ from tensorweave import errors
 from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
 from tensorweave.distributed.transport import transports as defaults
+from tensorweave.distributed.transport.security import TransportSecurity
 from tensorweave.framework.device_spec import DeviceSpec
 
 
@@ -43,21 +44,27 @@ class TransportOptions:
         (False with `TensorweaveOptions.disable_shared_memory`).
       local_rpc: call workers on this host over their Unix domain socket when they have
         one (False with `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
+      security: the `transport.security.TransportSecurity` of calls to other tasks (the
+        token on gRPC metadata and in every same-host socket frame, TLS on gRPC), or None.
     """
 
     prefer_local: bool = True
     shared_memory: bool = True
     local_rpc: bool = True
+    security: TransportSecurity | None = None  # security
 
     @classmethod
-    def from_config(cls, config: Any) -> TransportOptions:
-        """The options a `ConfigProto` (or None) asks for."""
+    def from_config(cls, config: Any,
+                    security: TransportSecurity | None = None) -> TransportOptions:
+        """The options a `ConfigProto` (or None) asks for, with `security` (read by the
+        caller: `security.from_options` reads files and the environment)."""
         if config is None:
-            return cls()
+            return cls(security=security)
         return cls(
             prefer_local=not config.rpc_options.use_rpc_for_inprocess_master,
             shared_memory=not config.tensorweave.disable_shared_memory,
             local_rpc=not config.tensorweave.disable_local_rpc,
+            security=security,
         )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, limits
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.protos import tensor_pb2
 
@@ -64,10 +64,30 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
         raise TypeError(
             f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
         )
+    python_value = not isinstance(value, np.ndarray | np.generic)
+    if dtype.is_integer and arr.dtype.kind in "iuO" and python_value:
+        _check_int_range(arr, dtype)
     if dtype.is_bool and arr.dtype.kind not in "b":
         if not isinstance(value, np.ndarray | np.generic):
             raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(npt, copy=False)
+
+
+def _check_int_range(arr: np.ndarray, dtype: dtypes.DType) -> None:
+    """Python ints must fit `dtype` (NumPy's cast would wrap them, e.g. 2**33 -> 0)."""
+    if not arr.size:
+        return
+    info = np.iinfo(dtype.as_numpy_dtype)
+    flat = arr.reshape(-1)
+    try:
+        low, high = int(flat.min()), int(flat.max())
+    except (TypeError, ValueError):
+        return  # NOTE: not all ints (a ragged list or objects): the cast below reports it
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise ValueError(
+            f"Can't convert Python int {bad} to {dtype.name} Tensor: it is out of range "
+            f"[{info.min}, {info.max}].")
 
 
 def _as_bytes(x: Any) -> bytes:
@@ -135,21 +155,31 @@ def _set_single_value(proto: Any, dt: dtypes.DType, x: Any) -> None:
         field.append(int(x))
 
 
-def make_ndarray(proto: Any) -> np.ndarray:
+def make_ndarray(proto: Any, max_bytes: int | None = None,
+                 what: str = "TensorProto") -> np.ndarray:
     """Converts a `TensorProto` to a writable ndarray (follows `tf.make_ndarray`).
 
     Typed `*_val` fields shorter than the shape are padded with their last element, as
     TensorFlow does for constants such as `tf.zeros`.
 
+    Args:
+      proto: the `TensorProto`.
+      max_bytes: largest result (bytes) padding may build (None: `limits` default).
+      what: names the decoded value in errors (e.g. the op or the RPC).
+
     Raises:
       TypeError: for dtypes without a NumPy equivalent (resource, variant).
+      ResourceExhaustedError: the padded result would exceed `max_bytes`.
+      InvalidArgumentError: a negative dimension.
     """
     dt = dtypes.as_dtype(proto.dtype).base_dtype
     shape = [d.size for d in proto.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
     if not dt.is_numpy_compatible:
         raise TypeError(f"Cannot convert a TensorProto of dtype {dt.name} to an ndarray.")
     npt = dt.as_numpy_dtype
+    itemsize = 8 if dt is dtypes.string else np.dtype(npt).itemsize
+    limits.check_tensor_size(what, shape, itemsize, max_bytes)
+    n = int(np.prod(shape)) if shape else 1
     if dt is dtypes.string and proto.tensor_content:
         return decode_string_list(proto.tensor_content, n).reshape(shape)
     if proto.tensor_content:

@@ -26,6 +26,7 @@ class StepContext:
         "undo_log",
         "device",
         "extra",
+        "file_sandbox",
     )
 
     def __init__(
@@ -45,6 +46,18 @@ class StepContext:
         self.undo_log: list[tuple[Var, Any, Any]] = []
         self.device = device
         self.extra: dict[str, Any] = {}
+        # NOTE: the server's `framework.file_sandbox.FileSandbox`, or None (no limits).
+        self.file_sandbox: Any = None
+
+    def checked_path(self, op: str, path: str) -> str:
+        """`path` if this step may touch it (see `framework.file_sandbox`).
+
+        Raises:
+          PermissionDeniedError: naming `op` and `path` when it is outside the sandbox.
+        """
+        if self.file_sandbox is None:
+            return path
+        return self.file_sandbox.check(op, path)
 
     def assign(self, var: Var, value: Any) -> Any:
         """Replaces the value of `var` (copy-on-write) and records the old one for rollback.

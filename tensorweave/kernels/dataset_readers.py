@@ -24,12 +24,15 @@ from tensorweave.kernels.registry import KernelNode, register_kernel
 _STRING = [np.dtype(object)]
 
 
-def _filenames(x: Any) -> list[str]:
+def _filenames(x: Any, ctx: Any, node: KernelNode) -> list[str]:
+    """The file names, each checked against the step's file sandbox (security)."""
     arr = np.asarray(x, np.object_)
     if arr.ndim > 1:
         raise errors.InvalidArgumentError(
             None, None, "`filenames` must be a scalar or a vector.")
-    return [bytes(f).decode() if not isinstance(f, str) else f for f in arr.reshape(-1)]
+    what = f"{node.op} (node {node.name})"
+    return [ctx.checked_path(what, bytes(f).decode() if not isinstance(f, str) else f)
+            for f in arr.reshape(-1)]
 
 
 def _compression(x: Any) -> str:
@@ -76,7 +79,7 @@ def _lines(data: bytes) -> Iterator[bytes]:
 @register_kernel("TextLineDataset")
 def _text_line_dataset(node: KernelNode) -> Any:
     def compute(ctx: Any, filenames: Any, compression: Any, buffer_size: Any) -> Any:
-        files, kind = _filenames(filenames), _compression(compression)
+        files, kind = _filenames(filenames, ctx, node), _compression(compression)
 
         def lines() -> Iterator[bytes]:
             for path in files:
@@ -94,7 +97,7 @@ def _text_line_dataset(node: KernelNode) -> Any:
 @register_kernel("TFRecordDataset")
 def _tf_record_dataset(node: KernelNode) -> Any:
     def compute(ctx: Any, filenames: Any, compression: Any, buffer_size: Any) -> Any:
-        files, kind = _filenames(filenames), _compression(compression)
+        files, kind = _filenames(filenames, ctx, node), _compression(compression)
 
         def records() -> Iterator[bytes]:
             for path in files:
@@ -123,7 +126,7 @@ def _tf_record_dataset(node: KernelNode) -> Any:
 def _fixed_length_dataset(node: KernelNode) -> Any:
     def compute(ctx: Any, filenames: Any, header: Any, record: Any, footer: Any,
                 buffer_size: Any, compression: Any) -> Any:
-        files, kind = _filenames(filenames), _compression(compression)
+        files, kind = _filenames(filenames, ctx, node), _compression(compression)
         h, r, f = (int(np.asarray(v)) for v in (header, record, footer))
         if r <= 0:
             raise errors.InvalidArgumentError(

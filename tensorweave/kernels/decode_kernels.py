@@ -255,7 +255,8 @@ def _parse_tensor(node: KernelNode) -> Any:
 @register_kernel("ReadFile")
 def _read_file(node: KernelNode) -> Any:
     def compute(ctx: Any, filename: Any) -> Any:
-        path = bytes(np.asarray(filename).item()).decode()
+        path = ctx.checked_path(f"{node.op} (node {node.name})",  # security: file sandbox
+                                bytes(np.asarray(filename).item()).decode())
         try:
             with open(path, "rb") as f:
                 return np.array(f.read(), np.object_)
@@ -268,7 +269,8 @@ def _read_file(node: KernelNode) -> Any:
 @register_kernel("WriteFile")
 def _write_file(node: KernelNode) -> Any:
     def compute(ctx: Any, filename: Any, contents: Any) -> None:
-        path = bytes(np.asarray(filename).item()).decode()
+        path = ctx.checked_path(f"{node.op} (node {node.name})",  # security: file sandbox
+                                bytes(np.asarray(filename).item()).decode())
         try:
             with open(path, "wb") as f:
                 f.write(bytes(np.asarray(contents).item()))
@@ -282,8 +284,11 @@ def _write_file(node: KernelNode) -> Any:
 def _matching_files(node: KernelNode) -> Any:
     def compute(ctx: Any, pattern: Any) -> Any:
         found: list[bytes] = []
+        what = f"{node.op} (node {node.name})"
         for p in _strings(pattern).reshape(-1):
-            found.extend(sorted(f.encode() for f in glob.glob(bytes(p).decode())))
+            # security: the pattern and every match must lie in the file sandbox
+            matches = sorted(glob.glob(ctx.checked_path(what, bytes(p).decode())))
+            found.extend(ctx.checked_path(what, f).encode() for f in matches)
         out = np.empty(len(found), np.object_)
         out[:] = found
         return out

@@ -44,12 +44,20 @@ def _str_list(value: Any, n: int, what: str) -> list[str]:
     return [x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in arr]
 
 
+def _checked_prefix(ctx: Any, node: KernelNode, prefix: str) -> str:
+    """Checks a checkpoint prefix and the files named after it against the sandbox."""
+    what = f"{node.op} (node {node.name})"
+    for path in (prefix, fmt.index_path(prefix), fmt.data_path(prefix, 0, 1)):
+        ctx.checked_path(what, path)
+    return prefix
+
+
 @register_kernel("SaveV2")
 def _save_v2(node: KernelNode) -> Any:
     def compute(
         ctx: Any, prefix: Any, tensor_names: Any, shape_and_slices: Any, *tensors: Any
     ) -> None:
-        path = _scalar_str(prefix, "prefix")
+        path = _checked_prefix(ctx, node, _scalar_str(prefix, "prefix"))
         names = _str_list(tensor_names, len(tensors), "tensor_names")
         specs = _str_list(shape_and_slices, len(tensors), "shape_and_slices")
         fmt.write_checkpoint(path, names, tensors, specs)
@@ -62,7 +70,7 @@ def _restore_v2(node: KernelNode) -> Any:
     wanted = [d.base_dtype for d in node.output_dtypes]
 
     def compute(ctx: Any, prefix: Any, tensor_names: Any, shape_and_slices: Any) -> Any:
-        path = _scalar_str(prefix, "prefix")
+        path = _checked_prefix(ctx, node, _scalar_str(prefix, "prefix"))
         names = _str_list(tensor_names, len(wanted), "tensor_names")
         specs = _str_list(shape_and_slices, len(wanted), "shape_and_slices")
         reader = fmt.CheckpointReader(path)
@@ -112,7 +120,10 @@ def _merge_v2(node: KernelNode) -> Any:
             x.decode("utf-8") if isinstance(x, bytes) else str(x)
             for x in np.asarray(checkpoint_prefixes, dtype=object).reshape(-1)
         ]
-        dest = _scalar_str(destination_prefix, "destination_prefix")
+        dest = _checked_prefix(ctx, node, _scalar_str(destination_prefix,
+                                                      "destination_prefix"))
+        for part in prefixes:
+            _checked_prefix(ctx, node, part)
         fmt.merge_checkpoints(prefixes, dest, delete_old_dirs)
 
     return compute

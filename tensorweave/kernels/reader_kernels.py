@@ -32,9 +32,11 @@ Records = Iterator[tuple[bytes, bytes]]
 class ReaderResource:
     """One reader: the record source of its current work unit and its counters."""
 
-    def __init__(self, name: str, open_work: Callable[[str], Records]):
+    def __init__(self, name: str, open_work: Callable[[str], Records],
+                 reads_files: bool = True):
         self.name = name
         self._open = open_work
+        self.reads_files = reads_files  # its work units are file names (not IdentityReader)
         self.lock = threading.Lock()
         self._records: Records | None = None
         self.records_produced = 0
@@ -46,9 +48,11 @@ class ReaderResource:
             self._records = None
             self.records_produced = self.work_units_completed = 0
 
-    def read(self, queue: QueueResource, n: int, up_to: bool, cm: Any, done: Any) -> None:
+    def read(self, queue: QueueResource, n: int, up_to: bool, cm: Any, done: Any,
+             check: Callable[[str], str] | None = None) -> None:
         """Reads up to `n` records (exactly one when not `up_to`), completing `done` with
-        (keys, values) lists or an error."""
+        (keys, values) lists or an error; `check(path)` vets each file it opens (the
+        step's file sandbox)."""
         keys: list[bytes] = []
         values: list[bytes] = []
 
@@ -78,6 +82,8 @@ class ReaderResource:
             work = np.asarray(result[0], np.object_).item()
             work = work.decode() if isinstance(work, bytes) else str(work)
             try:
+                if check is not None and self.reads_files:
+                    work = check(work)  # security: file sandbox
                 self._records = self._open(work)
                 step()
             except Exception as e:  # noqa: BLE001  (handed to the step)
@@ -138,7 +144,8 @@ def _identity(work: str) -> Records:
     yield work.encode(), work.encode()
 
 
-def _reader_kernel(make: Callable[[KernelNode], Callable[[str], Records]]) -> Any:
+def _reader_kernel(make: Callable[[KernelNode], Callable[[str], Records]],
+                   reads_files: bool = True) -> Any:
     def builder(node: KernelNode) -> Any:
         container = node.attrs.get("container", "") or ""
         name = node.attrs.get("shared_name") or node.name
@@ -146,7 +153,7 @@ def _reader_kernel(make: Callable[[KernelNode], Callable[[str], Records]]) -> An
 
         def compute(ctx: Any) -> ReaderResource:
             res = ctx.resource_mgr.lookup_or_create(
-                container, name, lambda: ReaderResource(name, open_work))
+                container, name, lambda: ReaderResource(name, open_work, reads_files))
             if not isinstance(res, ReaderResource):
                 raise errors.InvalidArgumentError(
                     None, None, f"Resource {name} exists and is not a reader")
@@ -164,7 +171,7 @@ register_kernel("TextLineReaderV2")(_reader_kernel(
     lambda node: _text_lines(int(node.attrs.get("skip_header_lines", 0)))))
 register_kernel("FixedLengthRecordReaderV2")(_reader_kernel(_fixed_length))
 register_kernel("WholeFileReaderV2")(_reader_kernel(lambda node: _whole_file))
-register_kernel("IdentityReaderV2")(_reader_kernel(lambda node: _identity))
+register_kernel("IdentityReaderV2")(_reader_kernel(lambda node: _identity, reads_files=False))
 
 
 def _reader(x: Any) -> ReaderResource:
@@ -185,6 +192,7 @@ def _strings(values: list[bytes], scalar: bool) -> np.ndarray:
 class _ReadKernel(AsyncKernel):
     def __init__(self, node: KernelNode):
         self.up_to = node.op == "ReaderReadUpToV2"
+        self.what = f"{node.op} (node {node.name})"
 
     def start(self, ctx: Any, inputs: list[Any], done: Callable[..., None]) -> None:
         """Reads from the reader of `inputs[0]`, taking work from the queue `inputs[1]`."""
@@ -210,7 +218,8 @@ class _ReadKernel(AsyncKernel):
             scalar = not self.up_to
             done((_strings(keys, scalar), _strings(values, scalar)))
 
-        reader.read(queue, n, self.up_to, ctx.cancellation, finish)
+        reader.read(queue, n, self.up_to, ctx.cancellation, finish,
+                    lambda path: ctx.checked_path(self.what, path))
 
 
 register_kernel("ReaderReadV2")(_ReadKernel)

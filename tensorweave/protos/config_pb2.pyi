@@ -178,16 +178,42 @@ class SessionMetadata(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class TensorweaveOptions(_message.Message):
-    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams")
+    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams", "security")
     USE_REMOTE_MASTER_FIELD_NUMBER: _ClassVar[int]
     DISABLE_SHARED_MEMORY_FIELD_NUMBER: _ClassVar[int]
     DISABLE_LOCAL_RPC_FIELD_NUMBER: _ClassVar[int]
     DISABLE_STEP_STREAMS_FIELD_NUMBER: _ClassVar[int]
+    SECURITY_FIELD_NUMBER: _ClassVar[int]
     use_remote_master: bool
     disable_shared_memory: bool
     disable_local_rpc: bool
     disable_step_streams: bool
-    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ...) -> None: ...
+    security: SecurityOptions
+    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ..., security: _Optional[_Union[SecurityOptions, _Mapping]] = ...) -> None: ...
+
+class SecurityOptions(_message.Message):
+    __slots__ = ("allowed_dir", "unrestricted_files", "auth_token_file", "tls_cert_file", "tls_key_file", "tls_ca_file", "require_client_cert", "insecure", "max_decoded_tensor_bytes", "max_stash_bytes")
+    ALLOWED_DIR_FIELD_NUMBER: _ClassVar[int]
+    UNRESTRICTED_FILES_FIELD_NUMBER: _ClassVar[int]
+    AUTH_TOKEN_FILE_FIELD_NUMBER: _ClassVar[int]
+    TLS_CERT_FILE_FIELD_NUMBER: _ClassVar[int]
+    TLS_KEY_FILE_FIELD_NUMBER: _ClassVar[int]
+    TLS_CA_FILE_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_CLIENT_CERT_FIELD_NUMBER: _ClassVar[int]
+    INSECURE_FIELD_NUMBER: _ClassVar[int]
+    MAX_DECODED_TENSOR_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_STASH_BYTES_FIELD_NUMBER: _ClassVar[int]
+    allowed_dir: _containers.RepeatedScalarFieldContainer[str]
+    unrestricted_files: bool
+    auth_token_file: str
+    tls_cert_file: str
+    tls_key_file: str
+    tls_ca_file: str
+    require_client_cert: bool
+    insecure: bool
+    max_decoded_tensor_bytes: int
+    max_stash_bytes: int
+    def __init__(self, allowed_dir: _Optional[_Iterable[str]] = ..., unrestricted_files: _Optional[bool] = ..., auth_token_file: _Optional[str] = ..., tls_cert_file: _Optional[str] = ..., tls_key_file: _Optional[str] = ..., tls_ca_file: _Optional[str] = ..., require_client_cert: _Optional[bool] = ..., insecure: _Optional[bool] = ..., max_decoded_tensor_bytes: _Optional[int] = ..., max_stash_bytes: _Optional[int] = ...) -> None: ...
 
 class ConfigProto(_message.Message):
     __slots__ = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads", "use_per_session_threads", "session_inter_op_thread_pool", "placement_period", "device_filters", "gpu_options", "pluggable_device_options", "allow_soft_placement", "log_device_placement", "graph_options", "operation_timeout_in_ms", "rpc_options", "cluster_def", "isolate_session_state", "share_cluster_devices_in_session", "experimental", "tensorweave")

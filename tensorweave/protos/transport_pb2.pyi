@@ -51,7 +51,7 @@ class ShmTensor(_message.Message):
     def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ..., nbytes: _Optional[int] = ..., recycle: _Optional[bool] = ...) -> None: ...
 
 class TensorStreamHeader(_message.Message):
-    __slots__ = ("step_id", "rendezvous_key", "dtype", "tensor_shape", "nbytes", "status_code", "status_error_message")
+    __slots__ = ("step_id", "rendezvous_key", "dtype", "tensor_shape", "nbytes", "status_code", "status_error_message", "session_handle")
     STEP_ID_FIELD_NUMBER: _ClassVar[int]
     RENDEZVOUS_KEY_FIELD_NUMBER: _ClassVar[int]
     DTYPE_FIELD_NUMBER: _ClassVar[int]
@@ -59,6 +59,7 @@ class TensorStreamHeader(_message.Message):
     NBYTES_FIELD_NUMBER: _ClassVar[int]
     STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
     STATUS_ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_HANDLE_FIELD_NUMBER: _ClassVar[int]
     step_id: int
     rendezvous_key: str
     dtype: _types_pb2.DataType
@@ -66,7 +67,8 @@ class TensorStreamHeader(_message.Message):
     nbytes: int
     status_code: _error_codes_pb2.Code
     status_error_message: str
-    def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ..., nbytes: _Optional[int] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ...) -> None: ...
+    session_handle: str
+    def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ..., nbytes: _Optional[int] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., session_handle: _Optional[str] = ...) -> None: ...
 
 class RecvTensorStreamRequest(_message.Message):
     __slots__ = ("step_id", "rendezvous_key")

@@ -13,6 +13,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES
+from tensorweave.framework.file_sandbox import sandbox_from_options
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.resource_mgr import ResourceMgr
 from tensorweave.kernels.context import StepContext
@@ -57,6 +58,8 @@ class DirectSession:
         self._cancel = CancellationManager()
         self._step_ids = itertools.count(1)
         self._soft = bool(config is not None and config.allow_soft_placement)
+        self._file_sandbox = sandbox_from_options(
+            config.tensorweave.security if config is not None else None, server=False)
 
     def list_devices(self) -> list[tuple[str, str, int, int]]:
         """(name, device_type, memory_limit_bytes, incarnation) of the local CPU."""
@@ -86,6 +89,7 @@ class DirectSession:
             self.resource_mgr, next(self._step_ids), None, CancellationManager(),
             step_deadline(options, self._config), self.device_name,
         )
+        ctx.file_sandbox = self._file_sandbox
         token = self._cancel.register(ctx.cancellation.start_cancel)
         if token is None:
             raise self._cancel.error or errors.CancelledError(None, None, "Session closed")

@@ -38,6 +38,7 @@ def _plan_factory(graph_def: Any, num_args: int, num_outputs: int, device: str) 
         inner = ctx.extra.get(key)
         if inner is None or inner.cancellation.is_cancelled:
             inner = StepContext(ctx.resource_mgr, next(_STEP_IDS), None, None, None, device)
+            inner.file_sandbox = ctx.file_sandbox  # security: the caller's sandbox applies
             ctx.extra[key] = inner
         try:
             return plan.run(inner, values)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.file_sandbox import NO_FILES
 from tensorweave.framework.resource_mgr import ResourceMgr, freeze
 from tensorweave.kernels.context import StepContext
 from tensorweave.runtime.node_spec import NodeSpec
@@ -178,6 +179,7 @@ class StraightLine:
         if e.is_async or e.node.is_stateful or e.node.op_def is None:
             return None
         ctx = StepContext(ResourceMgr("constant_folding"))
+        ctx.file_sandbox = NO_FILES  # security: a file op runs in its step, sandboxed
         try:
             with np.errstate(all="ignore"):
                 value = e.fn(ctx, *args)

@@ -27,6 +27,9 @@ class SessionCreator(abc.ABC):
 class _ScaffoldedCreator(SessionCreator):
     """A creator whose session manager is built from a finalized scaffold."""
 
+    # tensorweave option, set by `ChiefSessionCreator` (see `SessionManager`).
+    _restore_over_ready_model = False
+
     def __init__(self, scaffold: Scaffold | None, master: str, config: Any,
                  recovery_wait_secs: float):
         self._scaffold = scaffold or Scaffold()
@@ -44,6 +47,7 @@ class _ScaffoldedCreator(SessionCreator):
                 ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
                 graph=graph_mod.get_default_graph(),
                 recovery_wait_secs=self._recovery_wait_secs,
+                restore_over_ready_model=self._restore_over_ready_model,
             )
         return self._session_manager
 
@@ -61,6 +65,8 @@ class ChiefSessionCreator(_ScaffoldedCreator):
       checkpoint_filename_with_path: a checkpoint prefix to restore instead.
       recovery_wait_secs: seconds between two readiness checks of the session manager
         (tensorweave extension; TensorFlow fixes it at `SessionManager`'s default, 30).
+      restore_over_ready_model: tensorweave option (see `SessionManager`): True restores
+        even when the cluster still holds an initialized model (TensorFlow's behaviour).
     """
 
     def __init__(
@@ -71,8 +77,10 @@ class ChiefSessionCreator(_ScaffoldedCreator):
         checkpoint_dir: str | None = None,
         checkpoint_filename_with_path: str | None = None,
         recovery_wait_secs: float = 30,
+        restore_over_ready_model: bool = False,
     ):
         super().__init__(scaffold, master, config, recovery_wait_secs)
+        self._restore_over_ready_model = restore_over_ready_model
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
 

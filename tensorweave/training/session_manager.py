@@ -47,6 +47,12 @@ class SessionManager:
       recovery_wait_secs: seconds between two readiness (or checkpoint) checks.
       local_init_run_options: `RunOptions` for running `local_init_op`.
       local_init_feed_dict: feeds for running `local_init_op`.
+      restore_over_ready_model: tensorweave option. False (the default): a chief whose
+        new session on a cluster finds the model already initialized there (the ps kept
+        it while the chief restarted: `ready_for_local_init_op`, else `ready_op`, passes)
+        neither restores a checkpoint nor runs the init ops, so no training is lost. True
+        restores (or initializes) anyway, as TensorFlow does, rewinding the model to the
+        last checkpoint.
 
     Raises:
       ValueError: if `ready_for_local_init_op` is given without `local_init_op`.
@@ -61,6 +67,7 @@ class SessionManager:
         recovery_wait_secs: float = 30,
         local_init_run_options: Any = None,
         local_init_feed_dict: dict | None = None,
+        restore_over_ready_model: bool = False,
     ):
         if graph is None:
             graph = graph_mod.get_default_graph()
@@ -72,6 +79,7 @@ class SessionManager:
         self._target: str | None = None
         self._local_init_run_options = local_init_run_options
         self._local_init_feed_dict = local_init_feed_dict
+        self._restore_over_ready_model = restore_over_ready_model
         if ready_for_local_init_op is not None and local_init_op is None:
             raise ValueError(
                 "If you pass a ready_for_local_init_op you must also pass a local_init_op , "
@@ -105,6 +113,9 @@ class SessionManager:
                 "Can not provide both checkpoint_dir and checkpoint_filename_with_path."
             )
         sess = Session(master, graph=self._graph, config=config)
+        with self._closing_on_error(sess):
+            if self._already_ready(master, sess):
+                return sess, True
         if not saver or not (checkpoint_dir or checkpoint_filename_with_path):
             return sess, False
         with self._closing_on_error(sess):
@@ -119,6 +130,20 @@ class SessionManager:
             saver.restore(sess, ckpt.model_checkpoint_path)
             saver.recover_last_checkpoints(list(ckpt.all_model_checkpoint_paths))
             return sess, True
+
+    def _already_ready(self, master: str, sess: Any) -> bool:
+        """True when a cluster session finds the global model initialized already (see
+        `restore_over_ready_model`); in-process sessions always start empty."""
+        op = self._ready_for_local_init_op
+        if op is None:
+            op = self._ready_op
+        if self._restore_over_ready_model or not master or op is None:
+            return False
+        ready, _ = self._ready(op, sess, "Model not ready")
+        if ready:
+            _log.info("The model on %s is already initialized: not restoring a checkpoint or "
+                      "running the init ops (restore_over_ready_model=False)", master)
+        return ready
 
     def _wait_for_checkpoint_state(
         self, checkpoint_dir: str, wait: bool, max_wait_secs: float

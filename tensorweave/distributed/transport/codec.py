@@ -16,13 +16,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from tensorweave import errors
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, limits
 from tensorweave.framework.tensor_util import decode_string_list, make_ndarray
 from tensorweave.protos import tensor_pb2, transport_pb2
 
@@ -59,11 +59,18 @@ def encode(value: Any, proto: Any) -> None:
         shape.dim.add(size=d)
 
 
-def decode(proto: Any) -> np.ndarray:
+def decode(proto: Any, max_bytes: int | None = None, what: str = "TensorProto") -> np.ndarray:
     """The ndarray of a `TensorProto` (read-only view for raw content).
+
+    Args:
+      proto: the `TensorProto`.
+      max_bytes: largest tensor built from values the message does not carry in full
+        (None: `framework.limits` default).
+      what: names the value in errors.
 
     Raises:
       DataLossError: if the content size does not match dtype and shape.
+      ResourceExhaustedError: if padding would build more than `max_bytes`.
     """
     shape = tuple(d.size for d in proto.tensor_shape.dim)
     if proto.dtype == _STRING and proto.tensor_content:  # TF's C++ encoding
@@ -72,6 +79,7 @@ def decode(proto: Any) -> np.ndarray:
         except ValueError as e:
             raise errors.DataLossError(None, None, str(e)) from None
     if proto.dtype == _STRING:
+        limits.check_tensor_size(what, shape, 8, max_bytes)
         arr = np.empty(len(proto.string_val), dtype=object)
         arr[:] = list(proto.string_val)
         return arr.reshape(shape)
@@ -84,7 +92,7 @@ def decode(proto: Any) -> np.ndarray:
                 None, None, f"Tensor content of {arr.size} elements does not match shape {shape}"
             )
         return arr.reshape(shape)
-    return make_ndarray(proto)
+    return make_ndarray(proto, max_bytes, what)
 
 
 def _has_typed_values(proto: Any) -> bool:
@@ -103,11 +111,12 @@ def tensor_proto(value: Any) -> Any:
 
 
 # ------------------------------------------------------------------ streams
-def stream_messages(step_id: int, key: str, value: Any) -> Iterator[bytes]:
+def stream_messages(step_id: int, key: str, value: Any,
+                    session_handle: str = "") -> Iterator[bytes]:
     """Serialized header, then raw chunks of `value`'s buffer."""
     arr = np.ascontiguousarray(as_array(value))
     header = transport_pb2.TensorStreamHeader(
-        step_id=step_id, rendezvous_key=key,
+        step_id=step_id, rendezvous_key=key, session_handle=session_handle,
         dtype=dtypes.as_dtype(arr.dtype).as_datatype_enum, nbytes=arr.nbytes,
     )
     for d in arr.shape:
@@ -126,8 +135,13 @@ def error_header(step_id: int, key: str, error: errors.OpError) -> bytes:
     ).SerializeToString()
 
 
-def assemble(messages: Iterable[bytes], writable: bool = False) -> tuple[Any, np.ndarray]:
+def assemble(messages: Iterable[bytes], writable: bool = False, max_bytes: int | None = None,
+             what: str = "tensor stream",
+             accept: Callable[[Any], None] | None = None) -> tuple[Any, np.ndarray]:
     """Reads a header and its chunks into a new array; returns (header, array).
+
+    `max_bytes` bounds the announced size (None: `framework.limits` default) and
+    `accept(header)` may refuse the stream (raise) before any memory is allocated.
 
     The array is read-only (the runtime's marker for a buffer nobody else aliases, so
     e.g. `Assign` adopts it) unless `writable`: a fetch handed to the user as is, without
@@ -135,14 +149,32 @@ def assemble(messages: Iterable[bytes], writable: bool = False) -> tuple[Any, np
 
     Raises:
       OpError: the error carried by the header.
-      DataLossError: if the chunks do not add up to the announced size.
+      DataLossError: if the chunks do not add up to the announced size, or the size
+        does not match dtype and shape.
+      ResourceExhaustedError: if the announced tensor exceeds `max_bytes`.
     """
     it = iter(messages)
-    header = transport_pb2.TensorStreamHeader.FromString(next(it))
+    first = next(it, None)
+    if first is None:
+        raise errors.InvalidArgumentError(None, None, f"{what}: empty stream")
+    header = transport_pb2.TensorStreamHeader.FromString(first)
     if header.status_code:
         raise errors.make_error(header.status_code, header.status_error_message)
     shape = tuple(d.size for d in header.tensor_shape.dim)
-    npt = dtypes.as_dtype(header.dtype).as_numpy_dtype
+    try:
+        npt = dtypes.as_dtype(header.dtype).as_numpy_dtype
+    except (TypeError, ValueError):
+        npt = object
+    if np.dtype(npt).kind == "O":  # NOTE: strings and handles never travel as raw bytes
+        raise errors.InvalidArgumentError(
+            None, None, f"{what}: unsupported dtype {header.dtype} for a raw stream")
+    nbytes = limits.check_tensor_size(what, shape, np.dtype(npt).itemsize, max_bytes)
+    if nbytes != header.nbytes:
+        raise errors.DataLossError(
+            None, None, f"{what}: stream announces {header.nbytes} bytes for a tensor of "
+            f"shape {list(shape)} ({nbytes} bytes)")
+    if accept is not None:
+        accept(header)
     buf = np.empty(header.nbytes, dtype=np.uint8)
     offset = 0
     for chunk in it:

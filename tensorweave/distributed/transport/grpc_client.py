@@ -30,6 +30,7 @@ from tensorweave.distributed.process_runtime import ProcessRuntime, default_runt
 from tensorweave.distributed.transfer_stats import nbytes
 from tensorweave.distributed.transport import codec, methods, shm
 from tensorweave.distributed.transport.local_rpc import LocalRpcClient
+from tensorweave.distributed.transport.security import TransportSecurity, secure_channel
 from tensorweave.distributed.transport.status import (
     error_from_code,
     error_from_response,
@@ -59,15 +60,18 @@ CHANNEL_OPTIONS = [
 ]
 
 
-def make_channel(address: str) -> grpc.Channel:
-    """An insecure channel to `address` with unlimited message sizes and fast reconnects
-    (every client channel of tensorweave is made here)."""
-    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+def make_channel(address: str, security: TransportSecurity | None = None) -> grpc.Channel:
+    """A channel to `address` with unlimited message sizes and fast reconnects, with TLS
+    and the cluster token as `security` asks (every client channel of tensorweave is made
+    here; see `security`)."""
+    return secure_channel(address, CHANNEL_OPTIONS, security)  # security
 
 
 def shared_channel(peer: Any) -> grpc.Channel:
-    """The channel to `peer.address`, one per address per `WorkerCache`."""
-    return peer.shared(("grpc-channel", peer.address), lambda: make_channel(peer.address))
+    """The channel to `peer.address`, one per address per `WorkerCache` (with the TLS and
+    token of `peer.options.security`)."""
+    return peer.shared(("grpc-channel", peer.address),
+                       lambda: make_channel(peer.address, peer.options.security))
 
 
 def connect(peer: Any) -> GrpcRemoteWorker:
@@ -147,16 +151,20 @@ class GrpcRemoteWorker:
         None.
       runtime: the `ProcessRuntime` counting the bytes and owning the client outbox
         (default: the process's).
+      security: the `security.TransportSecurity` (TLS, token) of a channel made here when
+        `channel` is None.
     """
 
     in_process = False
 
     def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
                  shared_memory: bool = True, local: LocalRpcClient | None = None,
-                 runtime: ProcessRuntime | None = None):
+                 runtime: ProcessRuntime | None = None,
+                 security: TransportSecurity | None = None):
         self.task_name = task_name
         self.address = address
-        self._stub = _Stub(channel or make_channel(address), task_name, address, local)
+        self._stub = _Stub(channel or make_channel(address, security), task_name, address,
+                           local)  # security: a channel of its own gets the token and TLS
         self._runtime = runtime or default_runtime()
         self._shm = shm.PeerState(address, shared_memory, self._runtime.host)
         self.features = PeerFeatures()
@@ -359,7 +367,8 @@ class GrpcRemoteWorker:
                 if codec.is_inline(value) or not self.speaks_extensions():
                     codec.encode(value, req.send.add(name=key).tensor)
                 else:
-                    self.push_tensor(call.step_id, key, value, call.timeout_s)
+                    self.push_tensor(call.step_id, key, value, call.timeout_s,
+                                     call.session_handle)
             req.tensorweave_send_shm.extend(files)
             return worker_pb2.RunGraphResponse.FromString(
                 self._stub.call(methods.RUN_GRAPH, req, call.timeout_s))
@@ -460,14 +469,15 @@ class GrpcRemoteWorker:
             raise from_rpc_error(e, self.task_name, self.address, path) from None
 
     def push_tensor(self, step_id: int, key: str, value: Any,
-                    timeout_s: float | None = None) -> None:
+                    timeout_s: float | None = None, session_handle: str = "") -> None:
         """Pushes a large tensor as a chunk stream into the remote task's stash.
 
         Raises:
           OpError: the receiver's error, or the transport error naming this task.
         """
-        data = self._stub.stream_call(methods.PUSH_TENSOR_STREAM, "stream_unary",
-                                      codec.stream_messages(step_id, key, value), timeout_s)
+        data = self._stub.stream_call(
+            methods.PUSH_TENSOR_STREAM, "stream_unary",
+            codec.stream_messages(step_id, key, value, session_handle), timeout_s)
         status = transport_pb2.TensorStreamStatus.FromString(data)
         err = error_from_code(status.status_code, status.status_error_message)
         if err is not None:
@@ -552,10 +562,11 @@ class GrpcRemoteMaster:
     """TensorFlow's `MasterService` of a remote task (used by `Session.reset` and by the
     remote-master session mode)."""
 
-    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None):
+    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
+                 security: TransportSecurity | None = None):
         self.task_name = task_name
         self.address = address
-        self._stub = _Stub(channel or make_channel(address), task_name, address)
+        self._stub = _Stub(channel or make_channel(address, security), task_name, address)
 
     def create_session(self, graph_def: Any, config: Any, timeout_s: float | None) -> tuple:
         req = master_pb2.CreateSessionRequest()

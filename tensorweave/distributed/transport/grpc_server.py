@@ -32,7 +32,9 @@ from tensorweave import errors
 from tensorweave.distributed.interfaces import RunGraphCall
 from tensorweave.distributed.transfer_stats import nbytes
 from tensorweave.distributed.transport import codec, methods, shm
+from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.transport.status import abort
+from tensorweave.framework import limits
 from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
@@ -116,6 +118,12 @@ class WorkerServicer:
         self._server_def = server_def
         self._stats = stats
 
+    def _max_bytes(self) -> int:
+        """security: the largest tensor a message may expand to (`framework.limits`)."""
+        return limits.effective(
+            self._server_def().default_session_config.tensorweave.security
+            .max_decoded_tensor_bytes)
+
     def _shm_allowed(self) -> bool:
         return not self._server_def().default_session_config.tensorweave.disable_shared_memory
 
@@ -190,7 +198,9 @@ class WorkerServicer:
         cancellation = CancellationManager()
         context.add_callback(lambda: cancellation.start_cancel(
             errors.CancelledError(None, None, "RunGraph cancelled by the master")))
-        sends = {nt.name: codec.decode(nt.tensor) for nt in req.send}
+        limit = self._max_bytes()  # security: bounded decode
+        sends = {nt.name: codec.decode(nt.tensor, limit, f"RunGraph send {nt.name}")
+                 for nt in req.send}
         resp = worker_pb2.RunGraphResponse()
         if req.tensorweave_send_shm and not self._read_shm_sends(req.tensorweave_send_shm,
                                                                   sends):
@@ -266,8 +276,10 @@ class WorkerServicer:
 
     def push_tensor_stream(self, request_iterator: Iterator[bytes], context: Any) -> bytes:
         try:
-            header, value = codec.assemble(request_iterator)
-            self._stash.put(header.step_id, header.rendezvous_key, value)
+            header, value = codec.assemble(  # security: bounded, session required
+                request_iterator, max_bytes=self._max_bytes(), what="PushTensorStream",
+                accept=lambda h: self._w.check_push(h.session_handle, h.nbytes))
+            self._stash.put(header.step_id, header.rendezvous_key, value, "PushTensorStream")
         except errors.OpError as e:
             return transport_pb2.TensorStreamStatus(
                 status_code=e.error_code, status_error_message=e.message
@@ -346,7 +358,8 @@ class MasterServicer:
         from tensorweave.protos import config_pb2
 
         req = _parse(master_pb2.RunStepRequest, request)
-        feeds = {nt.name: codec.decode(nt.tensor) for nt in req.feed}
+        feeds = {nt.name: codec.decode(nt.tensor, what=f"RunStep feed {nt.name}")
+                 for nt in req.feed}
         metadata = config_pb2.RunMetadata()
         resp = master_pb2.RunStepResponse()
         try:
@@ -389,19 +402,25 @@ class MasterServicer:
         return [grpc.method_handlers_generic_handler(methods.TF_MASTER_SERVICE, table)]
 
 
-def bind(handlers: list[Any], address: str) -> tuple[Any, int]:
+def bind(handlers: list[Any], address: str,
+         security: security_lib.TransportSecurity | None = None) -> tuple[Any, int]:
     """Creates a gRPC server with `handlers` bound to `address`; returns (server, port).
-    Every gRPC server of tensorweave is built here.
+    Every gRPC server of tensorweave is built here; `security` adds the token check and
+    TLS (see `security`).
 
     Raises:
       UnknownError: if the address cannot be bound (e.g. the port is in use), naming it.
     """
+    security = security or security_lib.TransportSecurity()
     server = grpc.server(
         concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="grpc"),
         handlers=handlers, options=SERVER_OPTIONS,
+        interceptors=security_lib.server_interceptors(security),  # security: token check
     )
+    credentials = security_lib.server_credentials(security)  # security: TLS
     try:
-        port = server.add_insecure_port(address)
+        port = (server.add_secure_port(address, credentials) if credentials is not None
+                else server.add_insecure_port(address))
     except RuntimeError as e:
         port = 0
         reason = str(e)

@@ -25,8 +25,9 @@ Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER
 connections per peer and checks an idle one is still open before reusing it. A streamed
 `RunGraph` (`methods.STREAMED_RUN_GRAPH`) also carries tensor frames both ways before
 its answer; its connections are pooled apart (`open_stream`/`release_stream`).
-  request:  u32 method length, u32 0, f64 timeout in seconds (< 0: none), u64 payload
-            length, method path (UTF-8), payload (a serialized request message)
+  request:  u32 method length, u32 token length, f64 timeout in seconds (< 0: none),
+            u64 payload length, method path (UTF-8), token (the cluster secret, see
+            `security`; empty without one), payload (a serialized request message)
   response: i32 status (gRPC's canonical code, 0 = OK), u32 flags (`FLAG_DERIVED`: the
             error only reports a step's cancellation), u64 body length, body (the
             serialized response, or the UTF-8 error message)
@@ -41,6 +42,7 @@ such waits).
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 import socket
@@ -53,6 +55,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.transport.methods import STREAMED_RUN_GRAPH
+from tensorweave.distributed.transport.security import TOKEN_MAX_BYTES
 from tensorweave.distributed.transport.status import DERIVED_METADATA, error_from_status
 from tensorweave.distributed.transport.stream_conn import (
     KIND_RESPONSE,
@@ -71,9 +74,15 @@ _JOIN_MAX_BYTES = 64 << 10
 _PREALLOC_MAX_BYTES = 64 << 20
 _CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
+# security: a request is one protobuf message (< 2 GiB); a longer declared length is
+# garbage or an attack and drops the connection before anything is buffered.
+PAYLOAD_MAX_BYTES = (2 << 30) - 1
+# security: connections (each served by its own thread) one server accepts at a time.
+MAX_CONNECTIONS = 256
 _UNIMPLEMENTED = 12
 # Response header flags (the u32 after the status).
 FLAG_DERIVED = 1
+_UNAUTHENTICATED = 16
 _INTERNAL = 13
 
 Handler = Callable[[bytes, Any], bytes]
@@ -182,11 +191,13 @@ class LocalRpcServer:
     Args:
       handlers: the unary handlers to serve, by gRPC method path.
       port: the server's bound TCP port (names the socket).
+      token: the cluster secret every request frame must carry, or None (see `security`).
     """
 
-    def __init__(self, handlers: dict[str, Handler], port: int):
+    def __init__(self, handlers: dict[str, Handler], port: int, token: bytes | None = None):
         self._handlers = handlers
         self._port = port
+        self._token = token  # security: every request must carry it
         self._listener: socket.socket | None = None
         self._conns: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -227,6 +238,10 @@ class LocalRpcServer:
                 if self._stopped:
                     conn.close()
                     return
+                if len(self._conns) >= MAX_CONNECTIONS:  # security: bounded threads
+                    log.warning("Refusing a same-host RPC connection: %d open", MAX_CONNECTIONS)
+                    conn.close()
+                    continue
                 self._conns.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True,
                              name=f"tw-local-rpc-{self._port}-conn").start()
@@ -244,21 +259,29 @@ class LocalRpcServer:
         stream: StreamConn | None = None
         try:
             while not self._stopped:
-                method_len, reserved, timeout_s, payload_len = _REQUEST.unpack(
+                method_len, token_len, timeout_s, payload_len = _REQUEST.unpack(
                     _recv_exact(conn, _REQUEST.size))
-                if reserved or method_len > _METHOD_MAX_BYTES or timeout_s != timeout_s:
+                if (token_len > TOKEN_MAX_BYTES or method_len > _METHOD_MAX_BYTES
+                        or timeout_s != timeout_s
+                        or payload_len > PAYLOAD_MAX_BYTES):  # security: declared length
                     log.warning("Dropping a same-host RPC connection: malformed frame")
                     return
-                rest = _recv_exact(conn, method_len + payload_len)
+                rest = _recv_exact(conn, method_len + token_len + payload_len)
                 method = bytes(rest[:method_len]).decode()
-                payload = bytes(rest[method_len:])
+                token = bytes(rest[method_len:method_len + token_len])
+                payload = bytes(rest[method_len + token_len:])
                 streamed = method == STREAMED_RUN_GRAPH and method in self._handlers
                 if streamed:
                     if stream is None:
                         stream = StreamConn(conn, "the calling task")
                     stream.begin_call()
-                code, flags, body = self._dispatch(method, payload, timeout_s,
-                                                   stream if streamed else None)
+                if self._token is not None and not hmac.compare_digest(token, self._token):
+                    code, flags, body = _UNAUTHENTICATED, 0, (  # security: no handler runs
+                        f"Unauthenticated call to {method}: missing or wrong cluster token "
+                        "(see --auth-token-file)").encode()
+                else:
+                    code, flags, body = self._dispatch(method, payload, timeout_s,
+                                                       stream if streamed else None)
                 self.calls += 1
                 if stream is None:
                     _send_frame(conn, _RESPONSE.pack(code, flags, len(body)), body)
@@ -322,11 +345,13 @@ class LocalRpcClient:
     Args:
       task: the peer's task name (in error messages).
       address: the peer's `host:port`.
+      token: the cluster secret sent in every request frame, or None.
     """
 
-    def __init__(self, task: str, address: str):
+    def __init__(self, task: str, address: str, token: bytes | None = None):
         self.task = task
         self.address = address
+        self._token = token or b""  # security: sent in every request frame
         port = port_of(address)
         self._name = socket_name(port) if port is not None and supported() else None
         self._idle: list[socket.socket] = []
@@ -370,11 +395,11 @@ class LocalRpcClient:
             return None
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         method_bytes = method.encode()
-        header = _REQUEST.pack(len(method_bytes), 0, -1.0 if timeout_s is None else timeout_s,
-                               len(payload))
+        header = _REQUEST.pack(len(method_bytes), len(self._token),
+                               -1.0 if timeout_s is None else timeout_s, len(payload))
         try:
             sock.settimeout(timeout_s)
-            _send_frame(sock, header + method_bytes, payload)
+            _send_frame(sock, header + method_bytes + self._token, payload)
             code, flags, length = _RESPONSE.unpack(self._recv(sock, _RESPONSE.size, deadline))
             body = bytes(self._recv(sock, length, deadline))
         except TimeoutError:
@@ -417,15 +442,15 @@ class LocalRpcClient:
         if self._name is None:
             return None
         method_bytes = method.encode()
-        header = _REQUEST.pack(len(method_bytes), 0, -1.0 if timeout_s is None else timeout_s,
-                               len(payload))
+        header = _REQUEST.pack(len(method_bytes), len(self._token),
+                               -1.0 if timeout_s is None else timeout_s, len(payload))
         for _ in range(2):  # NOTE: an idle connection may have been closed by a restart
             conn = self._stream_connection()
             if conn is None:
                 return None
             conn.begin_call()
             try:
-                conn.send([header + method_bytes, payload])
+                conn.send([header + method_bytes + self._token, payload])
                 return conn
             except StreamClosed:
                 conn.close()

@@ -15,7 +15,9 @@ def connect(peer: Any) -> Any:
     if not (peer.options.local_rpc and local_rpc.supported()
             and peer.runtime.host.is_local_address(peer.address)):
         return None
+    security = peer.options.security
+    token = security.token if security is not None else None  # security: in every frame
     return grpc_client.GrpcRemoteWorker(
         peer.task, peer.address, grpc_client.shared_channel(peer),
-        peer.options.shared_memory, local_rpc.LocalRpcClient(peer.task, peer.address),
+        peer.options.shared_memory, local_rpc.LocalRpcClient(peer.task, peer.address, token),
         peer.runtime)

@@ -296,19 +296,29 @@ def _error_in_answer(body: bytes) -> errors.OpError | None:
     return error_from_response(resp)
 
 
-class _ThreadEventFd(threading.local):
-    """One eventfd per thread, reused by the pumps that thread runs (closed with it)."""
+class _OwnedEventFd:
+    """An eventfd closed when its owner drops it."""
 
-    fd = -1
+    __slots__ = ("fd",)
 
-    def get(self) -> int:
-        if self.fd < 0:
-            self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
-        return self.fd
+    def __init__(self) -> None:
+        self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
 
     def __del__(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
+        os.close(self.fd)
+
+
+class _ThreadEventFd(threading.local):
+    """One eventfd per thread, reused by the pumps that thread runs, and closed when the
+    thread ends (its thread-local slot is dropped then; a `__del__` on this class itself
+    would only run at interpreter exit, leaking one fd per finished thread)."""
+
+    owned: _OwnedEventFd | None = None
+
+    def get(self) -> _OwnedEventFd:
+        if self.owned is None:
+            self.owned = _OwnedEventFd()
+        return self.owned
 
 
 _EVENTFDS = _ThreadEventFd()
@@ -321,8 +331,10 @@ class _Waker:
 
     def __init__(self, cancellation: Any, dedicated: bool = False):
         self._dedicated = dedicated
+        # NOTE: a waker may outlive the thread that made it: it keeps the fd open.
+        self._owned = None if dedicated else _EVENTFDS.get()
         self.fd = (os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC) if dedicated
-                   else _EVENTFDS.get())
+                   else self._owned.fd)
         self._lock = threading.Lock()
         self._live = True
         self._fired = False

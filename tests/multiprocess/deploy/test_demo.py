@@ -132,3 +132,14 @@ def _tags_or_none(url: str) -> dict | None:
     except OSError:
         return None
     return tags if any("test_accuracy" in t for t in tags.values()) else None
+
+
+def test_demo_trains_over_tls_with_a_token(tmp_path):
+    out = str(tmp_path / "demo")
+    proc = _run_demo(out, "--steps=600", "--tls", "--mtls")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "cluster token (generated), TLS (generated CA), mutual TLS" in proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    assert float(last.split(":")[1]) >= 0.95, proc.stdout
+    with open(os.path.join(out, "tasks.log"), encoding="utf-8") as f:
+        assert "Unauthenticated" not in f.read()

@@ -17,10 +17,12 @@ OK, WHY = netns.available()
 
 
 @pytest.mark.skipif(not OK, reason=f"network namespaces unavailable: {WHY}")
-@pytest.mark.parametrize("layout", ["per-job", "per-task"])
-def test_trainer_across_namespaces(layout, tmp_path):
+@pytest.mark.parametrize("layout, flags", [("per-job", ()), ("per-task", ()),
+                                           ("per-job", ("--tls",))])
+def test_trainer_across_namespaces(layout, flags, tmp_path):
+    """With the default generated token, and with TLS (a certificate naming the hosts)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "tensorweave", "launch", "--netns", layout, "--ps", "1",
+        [sys.executable, "-m", "tensorweave", "launch", "--netns", layout, *flags, "--ps", "1",
          "--workers", "2", "--", sys.executable, "examples/trainer.py", "--train_steps", "300"],
         capture_output=True, text=True, timeout=360,
     )

@@ -53,6 +53,7 @@ def rendered(capsys):
 def test_kinds_names_and_order(rendered):
     docs = _docs(rendered)
     assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("Secret", "trainer-cluster-token"),
         ("Service", "trainer-ps"),
         ("Job", "trainer-ps"),
         ("Service", "trainer-worker"),
@@ -163,7 +164,8 @@ def test_header_and_host_list_note_give_the_same_dns_names():
     assert all(line.startswith("#") for line in header.splitlines())
     for address in config.cluster()["worker"] + config.cluster()["ps"]:
         assert address in header
-    assert "kubectl -n default delete job,service -l app.kubernetes.io/name=trainer" in header
+    assert ("kubectl -n default delete job,service,secret -l app.kubernetes.io/name=trainer"
+            in header)
     note = host_list_note(config)
     namespace = {}
     env = {"TF_JOB_NAME": "worker", "TF_TASK_INDEX": "1"}
@@ -200,3 +202,26 @@ def test_cli_errors_exit_2(capsys):
     assert "tensorweave k8s: --name 'Bad'" in capsys.readouterr().err
     assert main(["k8s", "--image", "img"]) == 2
     assert "No command" in capsys.readouterr().err
+
+
+def test_generated_token_secret_is_mounted_by_every_pod(rendered):
+    docs = _docs(rendered)
+    secret = docs[0]
+    token = secret["stringData"]["token"]
+    assert len(token) >= 40 and secret["type"] == "Opaque"
+    for job in (d for d in docs if d["kind"] == "Job"):
+        pod = job["spec"]["template"]["spec"]
+        assert pod["volumes"] == [{"name": "cluster-token", "secret": {
+            "secretName": "trainer-cluster-token", "defaultMode": 0o400}}]
+        container = pod["containers"][0]
+        assert container["volumeMounts"][0]["mountPath"] == "/var/run/tensorweave"
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        assert env["TENSORWEAVE_AUTH_TOKEN_FILE"] == "/var/run/tensorweave/token"
+        assert token not in str(container)
+
+
+def test_insecure_has_no_secret(capsys):
+    argv = ["k8s", "--ps", "1", "--workers", "1", "--image", "img", "--insecure"]
+    assert main([*argv, "--", "python", "trainer.py"]) == 0
+    docs = _docs(capsys.readouterr().out)
+    assert "Secret" not in [d["kind"] for d in docs]

@@ -96,3 +96,26 @@ def test_in_process_transport_only_sees_its_own_runtime():
     assert WorkerCache(CLUSTER, runtime=mine).get("/job:ps/replica:0/task:0") is _Server.worker
     assert other.servers.lookup("fast-fabric:1") is None
     assert WorkerCache(CLUSTER, runtime=mine).master("/job:ps/replica:0/task:0") is _Server.master
+
+
+def test_transport_factories_see_the_cache_security():
+    """A cluster token / TLS settings reach every transport through `peer.options`."""
+    from tensorweave.distributed.transport import same_host
+    from tensorweave.distributed.transport.security import TransportSecurity
+    from tensorweave.protos import config_pb2
+
+    sec = TransportSecurity(token=b"t0ken")
+    options = TransportOptions.from_config(config_pb2.ConfigProto(), sec)
+    assert options.security is sec and "t0ken" not in repr(options)
+    seen = []
+    cache = WorkerCache(CLUSTER, options, ProcessRuntime(), transports=[
+        lambda peer: seen.append(peer.options.security) or _Conn("x", peer)])
+    cache.get("/job:ps/replica:0/task:0")
+    assert seen == [sec]
+    cache.close()
+
+    local = ClusterSpec({"ps": ["localhost:1"]})
+    cache = WorkerCache(local, options, ProcessRuntime(), transports=[same_host.connect])
+    worker = cache.get("/job:ps/replica:0/task:0")
+    assert worker._stub.local._token == b"t0ken"  # in every same-host frame
+    cache.close()
