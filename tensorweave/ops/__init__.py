@@ -13,6 +13,8 @@ import tensorweave.ops.array_grad  # noqa: F401
 import tensorweave.ops.array_ops_join  # noqa: F401
 import tensorweave.ops.candidate_sampling_ops  # noqa: F401
 import tensorweave.ops.constant_op  # noqa: F401
+import tensorweave.ops.control_dependency_ops  # noqa: F401
+import tensorweave.ops.control_flow_grad  # noqa: F401
 import tensorweave.ops.control_flow_ops  # noqa: F401
 import tensorweave.ops.data_flow_accumulators  # noqa: F401
 import tensorweave.ops.data_flow_ops  # noqa: F401
@@ -39,6 +41,7 @@ import tensorweave.ops.staleness_ops  # noqa: F401
 import tensorweave.ops.state_ops  # noqa: F401
 import tensorweave.ops.string_io_ops  # noqa: F401
 import tensorweave.ops.summary_ops  # noqa: F401
+import tensorweave.ops.tensor_array_grad  # noqa: F401
 import tensorweave.ops.training_ops  # noqa: F401
 import tensorweave.ops.training_ops_extra  # noqa: F401
 import tensorweave.ops.variables  # noqa: F401

@@ -17,7 +17,10 @@ from tensorweave.framework import nest
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorweave.ops import array_ops
 from tensorweave.ops import control_flow_util as util
+from tensorweave.ops.control_dependency_ops import with_dependencies
+from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
 
 
 class ControlFlowContext:
@@ -215,16 +218,13 @@ class CondContext(ControlFlowContext):
 
     def BuildCondBranch(self, fn: Any):  # noqa: N802
         """Calls `fn` inside this context; returns (its result, the flat branch tensors)."""
-        from tensorweave.ops import control_flow_ops
-        from tensorweave.ops.tensor_array_ops import TensorArray
-
         original = fn()
         if original is None:
             return None, None
 
         def build(v: Any) -> Tensor:
             if isinstance(v, Operation):
-                return control_flow_ops.with_dependencies([v], self._pivot)
+                return with_dependencies([v], self._pivot)
             if isinstance(v, TensorArray):
                 v = v.flow
             return self._ProcessOutputTensor(convert_to_tensor(v))
@@ -371,8 +371,6 @@ class WhileContext(ControlFlowContext):
             _, external = self._RemoveExternalControlEdges(op)
             self._MaybeAddControlDependency(op)
         if external:
-            from tensorweave.ops import array_ops
-
             g = graph_mod.get_default_graph()
             with g.control_dependencies(None):
                 self.Enter()
@@ -419,8 +417,6 @@ class WhileContext(ControlFlowContext):
                   return_same_structure: bool = False) -> Any:
         """Adds the loop to the graph; returns the loop's results (`Exit` tensors) shaped
         like `loop_vars`."""
-        from tensorweave.ops.tensor_array_ops import TensorArray
-
         original_loop_vars = loop_vars
         flat = [v.flow if isinstance(v, TensorArray) else convert_to_tensor(v)
                 for v in nest.flatten(loop_vars)]
@@ -488,8 +484,6 @@ class WhileContext(ControlFlowContext):
         c = convert_to_tensor(pred(*packed_vars))
         self._pivot = util.loop_cond(c, name="LoopCond")
         switch_vars = [util.switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
-        from tensorweave.ops import array_ops
-
         vars_for_body = [array_ops.identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
         packed_for_body = nest.pack_sequence_as(
@@ -499,8 +493,6 @@ class WhileContext(ControlFlowContext):
             body_result = [body_result]
         nest.assert_same_structure(list(packed_for_body), list(body_result), check_types=False)
         original_body_result = body_result
-        from tensorweave.ops.tensor_array_ops import TensorArray
-
         result = [v.flow if isinstance(v, TensorArray) else convert_to_tensor(v)
                   for v in nest.flatten(body_result)]
         if len(merge_vars) != len(result):
@@ -532,7 +524,5 @@ def _add_next_and_back_edge(m: Tensor, v: Tensor, enforce_shape: bool = True) ->
 
 
 def _convert_flows_to_tensorarrays(tensors_or_arrays: list[Any], flows: list[Any]) -> list[Any]:
-    from tensorweave.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
-
     return [build_ta_with_new_flow(ta, f) if isinstance(ta, TensorArray) else f
             for ta, f in zip(tensors_or_arrays, flows, strict=True)]

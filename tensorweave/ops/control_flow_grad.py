@@ -16,10 +16,10 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import control_flow_state
+from tensorweave.ops import control_flow_state, math_ops
 from tensorweave.ops import control_flow_util as util
 from tensorweave.ops.control_flow_ctx import CondContext, WhileContext, _add_next_and_back_edge
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
 def _dense(grad: Any) -> Any:
@@ -61,8 +61,6 @@ RegisterGradient("RefSwitch")(_switch_grad)
 
 @RegisterGradient("Merge")
 def _merge_grad(op: Operation, grad: Any, _: Any) -> Any:
-    from tensorweave.ops import math_ops
-
     graph = graph_mod.get_default_graph()
     op_ctxt = util.get_output_context(op.inputs[0].op)
     grad_ctxt = graph._get_control_flow_context()

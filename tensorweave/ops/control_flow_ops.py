@@ -3,7 +3,10 @@
 
 Follows TF 1.x `control_flow_ops`: conds and loops are built from `Switch`/`Merge`/
 `Enter`/`Exit`/`NextIteration`/`LoopCond` inside `CondContext`/`WhileContext`
-(`control_flow_ctx`), so the GraphDefs are TensorFlow's.
+(`control_flow_ctx`), so the GraphDefs are TensorFlow's. The control-dependency helpers
+(`no_op`, `group`, `tuple`, `with_dependencies`) live in `control_dependency_ops`, below
+the contexts that use them, and are re-exported here; the gradients of the primitives
+(`control_flow_grad`) register with the package (`ops/__init__`).
 """
 
 from __future__ import annotations
@@ -15,66 +18,22 @@ from typing import Any
 
 from tensorweave.framework import dtypes, nest
 from tensorweave.framework import graph as graph_mod
-from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.operation import Operation, Tensor
+from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops
+from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.ops import array_ops, constant_op, logging_ops, math_ops
 from tensorweave.ops import control_flow_util as util
-from tensorweave.ops.control_flow_ctx import CondContext, WhileContext
-from tensorweave.ops.gradient_registry import no_gradient
-
-no_gradient("NoOp")
-
-
-def no_op(name: str | None = None) -> Operation:
-    """An op that does nothing; useful as a control-dependency anchor."""
-    return apply_op("NoOp", name=name)
-
-
-def _as_ops(inputs: Any) -> list[Operation]:
-    ops: list[Operation] = []
-    for x in inputs:
-        if isinstance(x, list | builtins.tuple):
-            ops.extend(_as_ops(x))
-            continue
-        if x is None:
-            continue
-        if hasattr(x, "_as_graph_element") and not isinstance(x, Operation | Tensor):
-            x = x._as_graph_element()
-        if isinstance(x, Tensor):
-            x = x.op
-        if not isinstance(x, Operation):
-            raise TypeError(f"Expected an Operation or Tensor in tf.group, got {x!r}")
-        ops.append(x)
-    return ops
-
-
-def group(*inputs: Any, name: str | None = None) -> Operation:
-    """A `NoOp` that runs after all `inputs` (ops or tensors) (follows `tf.group`).
-
-    Raises:
-      TypeError: for inputs that are not ops or tensors.
-    """
-    ops = _as_ops(inputs)
-    with graph_mod.name_scope(name, "group_deps", ops) as scope:
-        with graph_mod.get_default_graph().control_dependencies(ops):
-            return no_op(name=scope)
-
-
-def with_dependencies(dependencies: Any, output_tensor: Tensor, name: str | None = None):
-    """`output_tensor`, passed through an Identity that runs after `dependencies`."""
-    g = graph_mod.get_default_graph()
-    with graph_mod.name_scope(name, "control_dependency", [output_tensor]) as scope:
-        # NOTE: colocated with the tensor, as TensorFlow does, so gating stays on its task.
-        with g.colocate_with(output_tensor), g.control_dependencies(_as_ops(dependencies)):
-            return array_ops.identity(output_tensor, name=scope)
-
-
-def tuple(tensors: Any, name: str | None = None, control_inputs: Any = None) -> list[Any]:  # noqa: A001
-    """Tensors gated so that each is available only after all are computed (`tf.tuple`)."""
-    with graph_mod.name_scope(name, "tuple", tensors):
-        gating = group(*[t for t in tensors if t is not None], *(control_inputs or []))
-        return [None if t is None else with_dependencies([gating], t) for t in tensors]
+from tensorweave.ops.control_dependency_ops import (  # noqa: F401  (TF's module API)
+    group,
+    no_op,
+    tuple,
+    with_dependencies,
+)
+from tensorweave.ops.control_flow_ctx import (
+    CondContext,
+    WhileContext,
+    _convert_flows_to_tensorarrays,
+)
 
 
 # ------------------------------------------------------------------------- cond
@@ -127,8 +86,6 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
             raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name}")
         if pred.shape.ndims not in (None, 0):
             raise ValueError(f"pred must be a scalar, got shape {pred.shape}")
-        from tensorweave.ops import array_ops
-
         p_2, p_1 = util.switch(pred, pred)
         pivot_1 = array_ops.identity(p_1, name="switch_t")
         pivot_2 = array_ops.identity(p_2, name="switch_f")
@@ -158,8 +115,6 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
                     "Outputs of true_fn and false_fn must have the same type: "
                     f"{x.dtype.name}, {y.dtype.name}")
         merges = [util.merge([f, t])[0] for f, t in zip(res_f, res_t, strict=True)]
-        from tensorweave.ops.control_flow_ctx import _convert_flows_to_tensorarrays
-
         merges = _convert_flows_to_tensorarrays(nest.flatten(orig_res_t), merges)
         merges = nest.pack_sequence_as(orig_res_t, merges)
         return _unpack_if_singleton(merges) if not strict else merges
@@ -217,8 +172,6 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None,
         for pred, action in reversed(list(zip(predicates, actions, strict=True))):
             fn = functools.partial(cond, pred, action, fn, strict=strict)
         if exclusive and len(predicates) > 1:
-            from tensorweave.ops import array_ops, logging_ops, math_ops
-
             count = math_ops.reduce_sum(math_ops.cast(array_ops.stack(predicates),
                                                       dtypes.int32))
             check = logging_ops.Assert(
@@ -293,9 +246,6 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
 
 def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_iterations,
                             try_to_pack):
-    from tensorweave.framework.tensor_shape import TensorShape
-    from tensorweave.ops import constant_op, math_ops
-
     maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
     if maximum_iterations.shape.ndims not in (None, 0):
         raise ValueError(
@@ -332,7 +282,3 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_ite
 
 
 __all__ = ["no_op", "group", "tuple", "with_dependencies", "cond", "case", "while_loop"]
-
-
-# Registers the gradients of the control-flow primitives; last, as in `array_ops`.
-from tensorweave.ops import control_flow_grad as _control_flow_grad  # noqa: E402, F401

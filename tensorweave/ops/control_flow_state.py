@@ -14,18 +14,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.framework import dtypes
+from tensorweave.framework import dtypes, tensor_util
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import array_ops, math_ops
 from tensorweave.ops import control_flow_util as util
+from tensorweave.ops.constant_op import constant
 from tensorweave.ops.control_flow_ctx import CondContext, WhileContext
 
 
 def _stack_v2(elem_type: Any, name: str) -> Tensor:
-    from tensorweave.ops.constant_op import constant
-
     max_size = constant(-1, dtypes.int32)
     return apply_op("StackV2", max_size=max_size, elem_type=elem_type, name=name)
 
@@ -42,9 +42,6 @@ def _stack_pop(handle: Tensor, elem_type: Any) -> Tensor:
 def add_forward_loop_counter(ctx: WhileContext, outer_grad_state: Any):
     """Adds `f_count` to the forward loop; returns (total iterations, the counter's
     NextIteration)."""
-    from tensorweave.ops import math_ops
-    from tensorweave.ops.constant_op import constant
-
     n = constant(0, name="f_count")
     if outer_grad_state is not None:
         n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
@@ -68,9 +65,6 @@ def add_forward_loop_counter(ctx: WhileContext, outer_grad_state: Any):
 def add_backprop_loop_counter(ctx: WhileContext, count: Tensor, outer_grad_state: Any):
     """Adds `b_count` (counting `count` down to 0) to the gradient loop and makes it the
     loop's predicate; returns its NextIteration."""
-    from tensorweave.ops import math_ops
-    from tensorweave.ops.constant_op import constant
-
     one = constant(1, name="b_count")
     ctx.Enter()
     ctx.AddName(count.name)
@@ -98,9 +92,6 @@ def add_backprop_loop_counter(ctx: WhileContext, count: Tensor, outer_grad_state
 def add_backprop_accumulator(ctx: WhileContext, op: Operation, grad: Tensor) -> Tensor:
     """Sums the gradient of loop invariant `op` (an `Enter`) over the gradient loop's
     iterations (`b_acc`); returns the sum after the loop."""
-    from tensorweave.ops import array_ops, math_ops
-    from tensorweave.ops.constant_op import constant
-
     ctx.Exit()
     outer = ctx.outer_context
     shape = grad.shape
@@ -282,9 +273,6 @@ class GradLoopState:
 
     def GetRealValue(self, value: Tensor) -> Tensor:  # noqa: N802
         """The value of forward tensor `value` for the current gradient iteration."""
-        from tensorweave.framework import tensor_util
-        from tensorweave.ops.constant_op import constant
-
         real_value = self.history_map.get(value.name)
         if real_value is not None:
             return real_value
@@ -384,8 +372,6 @@ class ControlFlowState:
 
     def ZerosLikeForExit(self, val: Tensor) -> Tensor:  # noqa: N802
         """A zero gradient for an exit that no y depends on."""
-        from tensorweave.ops import array_ops
-
         forward_ctxt = val.op._get_control_flow_context()
         outer_forward_ctxt = forward_ctxt.outer_context
         if outer_forward_ctxt is not None:
@@ -414,9 +400,6 @@ class ControlFlowState:
 
     def ZerosLike(self, op: Operation, index: int) -> Tensor | None:  # noqa: N802
         """A zero gradient for output `index` of `op` (in its gradient loop context)."""
-        from tensorweave.ops import array_ops
-        from tensorweave.ops.constant_op import constant
-
         if util.is_loop_switch(op):
             return None
         dead_branch = util.is_switch(op)
@@ -454,9 +437,6 @@ class ControlFlowState:
     def PostProcessing(self) -> None:  # noqa: N802
         """Gives zero gradients to iterations > 0 of a loop variable whose next value does
         not depend on its previous one."""
-        from tensorweave.ops import array_ops
-        from tensorweave.ops.constant_op import constant
-
         for grad_state in self._map.values():
             for b_merge in grad_state.switch_map.values():
                 if b_merge.op.inputs[0] is not b_merge.op.inputs[1]:
@@ -501,8 +481,6 @@ def maybe_create_control_flow_state(between_op_list: list, between_ops: set,
 def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
     """Zeros like output `index` of `op`; for a cond `Switch`, built only when the other
     branch is taken."""
-    from tensorweave.ops import array_ops
-
     val = op.outputs[index]
     if not util.is_switch(op):
         return array_ops.zeros_like(val)

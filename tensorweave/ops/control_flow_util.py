@@ -15,6 +15,8 @@ from tensorweave.framework import op_defs  # noqa: F401  (registers the primitiv
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import unknown_shape
+from tensorweave.ops import array_ops
 
 
 def _is_ref(t: Tensor) -> bool:
@@ -64,8 +66,6 @@ def merge(inputs: list[Any], name: str | None = None):
             raise ValueError(f"Merge inputs must all have the same dtype: {inputs}")
         op = "RefMerge" if all(_is_ref(x) for x in inputs) else "Merge"
         if op == "Merge":
-            from tensorweave.ops import array_ops
-
             inputs = [array_ops.identity(x) if _is_ref(x) else x for x in inputs]
         out, index = apply_op(op, inputs=inputs, name=scope)
         return out, index
@@ -80,8 +80,6 @@ def enter(data: Tensor, frame_name: str, is_constant: bool = False,
     out = apply_op(op, data=data, frame_name=frame_name, is_constant=is_constant,
                    parallel_iterations=parallel_iterations, name=name or "Enter")
     if not use_input_shape:
-        from tensorweave.framework.tensor_shape import unknown_shape
-
         out._shape = unknown_shape()
     return out
 

@@ -26,7 +26,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_n_to_tensor, convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops import array_ops, control_flow_ops, math_ops
+from tensorweave.ops import array_ops, control_dependency_ops, math_ops
 from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
 
 
@@ -171,7 +171,7 @@ def assert_equal(
     """
     if x is y:
         with graph_mod.name_scope(name, "assert_equal", [x, y]):
-            return control_flow_ops.no_op()
+            return control_dependency_ops.no_op()
     return _binary_assert(
         "==", "assert_equal", "equal", np.equal, x, y, data, summarize, message, name
     )
@@ -348,7 +348,7 @@ def assert_type(
         tensor = convert_to_tensor(tensor, name="tensor")
         if tensor.dtype.base_dtype != tf_type:
             raise TypeError(f"{message or ''}  {tensor.name} must be of type {tf_type}")
-        return control_flow_ops.no_op("statically_determined_correct_type")
+        return control_dependency_ops.no_op("statically_determined_correct_type")
 
 
 def _rank_condition(
@@ -377,12 +377,12 @@ def _rank_condition(
         if x_rank is not None:
             if not static_ok(x_rank, int(rank_static)):
                 raise ValueError("Static rank condition failed", x_rank, int(rank_static))
-            return control_flow_ops.no_op(name="static_checks_determined_all_ok")
+            return control_dependency_ops.no_op(name="static_checks_determined_all_ok")
     data = make_data()
     condition = getattr(math_ops, dynamic_op)(array_ops.rank(x), rank)
     if rank_static is None:
         rank_check = assert_rank(rank, 0, data=["Rank must be a scalar. Received rank: ", rank])
-        condition = control_flow_ops.with_dependencies([rank_check], condition)
+        condition = control_dependency_ops.with_dependencies([rank_check], condition)
     return Assert(condition, data, summarize=summarize)
 
 

@@ -11,7 +11,9 @@ from typing import Any
 
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Operation, Tensor
-from tensorweave.ops.gradients_impl import RegisterGradient, no_gradient
+from tensorweave.ops import array_ops
+from tensorweave.ops.gradient_registry import RegisterGradient, no_gradient
+from tensorweave.ops.tensor_array_ops import TensorArray
 
 for _op in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"):
     no_gradient(_op)
@@ -33,8 +35,6 @@ def _grad_source(op_or_tensor: Any) -> str:
 
 
 def _grad_ta(op: Operation, dtype: Any, flow: Tensor, source: str):
-    from tensorweave.ops.tensor_array_ops import TensorArray
-
     ta = TensorArray(dtype, handle=op.inputs[0], flow=flow,
                      colocate_with_first_write_call=False)
     return ta.grad(source=source, flow=flow)
@@ -49,8 +49,6 @@ def _read_grad(op: Operation, grad: Any):
 
 @RegisterGradient("TensorArrayWriteV3")
 def _write_grad(op: Operation, flow: Any):
-    from tensorweave.ops import array_ops
-
     source = _grad_source(flow)
     flow_out = array_ops.identity(op.outputs[0], "flow_out")
     # NOTE: the gradient array must be created after the forward write it reads.

@@ -16,6 +16,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorweave.ops import array_ops, array_ops_gather, math_ops
 
 
 class TensorArray:
@@ -115,8 +116,6 @@ class TensorArray:
     # ------------------------------------------------------------------ ops
     def identity(self) -> TensorArray:
         """A TensorArray whose flow is an Identity of this one's (orders later uses)."""
-        from tensorweave.ops import array_ops
-
         return self._derived(array_ops.identity(self._flow))
 
     def grad(self, source: str, flow: Tensor | None = None,
@@ -128,8 +127,6 @@ class TensorArray:
                 g_handle, unused_flow = apply_op(
                     "TensorArrayGradV3", handle=self._handle, flow_in=flow, source=source,
                     name=name or "TensorArrayGradV3")
-                from tensorweave.ops import array_ops
-
                 with graph_mod.get_default_graph().control_dependencies([g_handle]):
                     flow = array_ops.identity(flow, name="gradient_flow")
                 ta = TensorArray(self._dtype, handle=g_handle, flow=flow,
@@ -166,8 +163,6 @@ class TensorArray:
 
     def stack(self, name: str | None = None) -> Tensor:
         """All elements stacked along a new first dimension."""
-        from tensorweave.ops import array_ops_gather
-
         with graph_mod.name_scope(name, "TensorArrayStack", [self._handle]):
             return self.gather(array_ops_gather.range(0, self.size()), name=name)
 
@@ -191,8 +186,6 @@ class TensorArray:
 
     def unstack(self, value: Any, name: str | None = None) -> TensorArray:
         """A TensorArray holding `value`'s slices along dimension 0."""
-        from tensorweave.ops import array_ops, array_ops_gather
-
         with graph_mod.name_scope(name, "TensorArrayUnstack", [self._handle, value]):
             value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
             num = array_ops.shape(value)[0]
@@ -211,8 +204,6 @@ class TensorArray:
 
     def split(self, value: Any, lengths: Any, name: str | None = None) -> TensorArray:
         """A TensorArray holding `value` split along dimension 0 into `lengths` pieces."""
-        from tensorweave.ops import math_ops
-
         with graph_mod.name_scope(name, "TensorArraySplit", [self._handle, value, lengths]):
             value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
             lengths = math_ops.cast(convert_to_tensor(lengths), dtypes.int64)
@@ -240,6 +231,3 @@ def build_ta_with_new_flow(old_ta: TensorArray, flow: Tensor) -> TensorArray:
 
 
 __all__ = ["TensorArray"]
-
-# Registers the TensorArray gradients; last, as in `array_ops`.
-from tensorweave.ops import tensor_array_grad as _tensor_array_grad  # noqa: E402, F401
