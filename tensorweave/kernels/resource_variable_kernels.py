@@ -22,30 +22,10 @@ from tensorweave.kernels.registry import (
     register_compute,
     register_kernel,
 )
-from tensorweave.kernels.state_kernels import check_indices
+from tensorweave.kernels.state_kernels import check_indices, variable_lookup
 
-
-@register_kernel("VarHandleOp")
-def _var_handle(node: KernelNode) -> Any:
-    container = node.attrs.get("container", "")
-    name = node.attrs.get("shared_name") or node.name
-    shape = node.attrs.get("shape")
-    cache: list[Any] = [None, -1, None]  # resource manager, its generation, the Var
-
-    def compute(ctx: Any) -> Var:
-        rm = ctx.resource_mgr
-        if cache[0] is rm and cache[1] == rm.generation:
-            return cache[2]
-        gen = rm.generation
-        var = rm.lookup_or_create(container, name, lambda: Var(name, shape))
-        if not isinstance(var, Var):
-            raise errors.InvalidArgumentError(
-                None, None, f"Resource {name} exists and is not a variable"
-            )
-        cache[:] = [rm, gen, var]
-        return var
-
-    return compute
+# NOTE: the handle *is* the variable's `Var`, found or created as `VariableV2` does.
+register_kernel("VarHandleOp")(variable_lookup)
 
 
 def _read(var: Var) -> Any:

@@ -17,7 +17,9 @@ from tensorweave.kernels.registry import KernelNode, register_compute, register_
 
 
 @register_kernel("VariableV2")
-def _variable(node: KernelNode) -> Any:
+def variable_lookup(node: KernelNode) -> Any:
+    """The compute function of a variable-creating node (`VariableV2`, `VarHandleOp`): looks
+    up or creates its `Var` in the device's resource manager, cached per generation."""
     container = node.attrs.get("container", "")
     name = node.attrs.get("shared_name") or node.name
     shape = node.attrs.get("shape")
