@@ -20,7 +20,11 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import task_of
-from tensorweave.distributed.interfaces import RunGraphCall, WorkerInterface
+from tensorweave.distributed.interfaces import (
+    TENSORWEAVE_DEVICE_DESC,
+    RunGraphCall,
+    WorkerInterface,
+)
 from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES, DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
@@ -124,6 +128,9 @@ class MasterSession:
         attrs = [d for lst in devices.values() for d in lst]
         self._devices = sorted(d.name for d in attrs)
         self._incarnations = {d.name: d.incarnation for d in attrs}
+        # Devices of plain TensorFlow tasks: their feeds and fetches go through ours.
+        self._relayed = frozenset(
+            d.name for d in attrs if d.physical_device_desc != TENSORWEAVE_DEVICE_DESC)
         self._tasks = sorted(devices)
         self._nodes: dict[str, NodeSpec] = {}
         self._graphs: dict[Any, list[_Part]] = {}
@@ -200,7 +207,8 @@ class MasterSession:
         near = {d for d in self._devices if self._streams and self._streamable(task_of(d))}
         relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)
         partitions = partition(nodes, placement, feeds, fetches, self._client_device,
-                               self._client_incarnation, self._incarnations, self._nodes)
+                               self._client_incarnation, self._incarnations, self._nodes,
+                               self._relayed)
         parts = []
         for device, p in sorted(partitions.items()):
             task = task_of(device)

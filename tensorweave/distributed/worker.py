@@ -17,6 +17,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.graph_mgr import RegisteredGraph
 from tensorweave.distributed.interfaces import (
+    TENSORWEAVE_DEVICE_DESC,
     Canceller,
     Done,
     RunGraphCall,
@@ -102,7 +103,7 @@ class Worker:
         self._check_serving()
         return [device_attributes_pb2.DeviceAttributes(
             name=self.device_name, device_type="CPU", memory_limit=CPU_MEMORY_LIMIT_BYTES,
-            incarnation=self.incarnation,
+            incarnation=self.incarnation, physical_device_desc=TENSORWEAVE_DEVICE_DESC,
         )]
 
     def create_worker_session(self, session_handle: str, server_def: Any = None,
