@@ -9,6 +9,7 @@ servers, and under tensorweave against TensorFlow servers; all three print the s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -138,3 +139,22 @@ def test_tensorweave_ps_with_tensorflow_workers_trains_digits(tf_python, digits_
     records = [_last_json(out) for out in outs]
     assert sum(r["local_steps"] for r in records) >= 300, records
     assert all(r["test_accuracy"] >= 0.95 for r in records), records
+
+
+@pytest.mark.parametrize("server_kind,client", [
+    ("tensorweave", "tensorflow"), ("tensorweave", "tensorweave"),
+    ("tensorflow", "tensorweave"),
+])
+def test_cluster_spec_propagation_across_implementations(tf_python, server_kind, client):
+    """Two servers that know only themselves (`create_local_server`'s one-task cluster)
+    serve a session as /job:worker/task:0 and task:1 of its `ConfigProto.cluster_def`."""
+    addresses = [cluster_dict(0, 1)["worker"][0] for _ in range(2)]
+    with contextlib.ExitStack() as stack:
+        for address in addresses:
+            stack.enter_context(servers([("localhost", 0)], {"localhost": [address]},
+                                        tf_python if server_kind == "tensorflow" else None))
+        python = tf_python if client == "tensorflow" else tw_python()
+        got = run_program(python, "propagation_client.py", client, *addresses)
+    assert got["value"] == 50.0
+    assert got["devices"] == ["/job:worker/replica:0/task:0/device:CPU:0",
+                              "/job:worker/replica:0/task:1/device:CPU:0"]
