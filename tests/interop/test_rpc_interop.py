@@ -52,14 +52,15 @@ def reference(tf_python, tf_cluster) -> dict:
 
 
 def _assert_same(got: dict, want: dict) -> None:
-    for key in ("hello", "shared_before", "shared_after", "increment", "mlp_sgd_step",
-                "mlp_adam_step"):
+    for key in ("hello", "shared_before", "shared_after", "increment", "extended",
+                "mlp_sgd_step", "mlp_adam_step"):
         assert got[key] == want[key], key
     assert got["trace"] == want["trace"]  # var and AssignAdd ran on /job:ps
     assert {d for d, _ in got["trace"]} == {"/job:ps/replica:0/task:0/device:CPU:0"}
     for key in ("mlp_sgd", "mlp_adam"):
         np.testing.assert_allclose(got[key], want[key], rtol=1e-5)
     assert want["mlp_adam"][-1] < 0.5 * want["mlp_adam"][0]
+    assert want["extended"] == [30.0, 31.0]
 
 
 def test_tensorflow_client_against_tensorweave_servers(tf_python, reference):

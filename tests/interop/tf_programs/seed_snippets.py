@@ -58,6 +58,8 @@ with tf.Graph().as_default():
         for sess, op in zip(sessions, incs):
             sess.run(op)
     res["increment"] = float(sessions[1].run(var))
+    triple = var * 3.0  # the graph grows after the sessions ran: ExtendSession
+    res["extended"] = [float(sessions[0].run(triple)), float(sessions[1].run(triple + 1.0))]
     res["counter_op"] = var.op.type
     for sess in sessions:
         sess.close()
