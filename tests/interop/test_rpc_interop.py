@@ -142,20 +142,26 @@ def test_tensorweave_ps_with_tensorflow_workers_trains_digits(tf_python, digits_
     assert all(r["test_accuracy"] >= 0.95 for r in records), records
 
 
-@pytest.mark.parametrize("server_kind,client", [
-    ("tensorweave", "tensorflow"), ("tensorweave", "tensorweave"),
-    ("tensorflow", "tensorweave"),
+@pytest.mark.parametrize("server_kinds,client", [
+    (("tensorweave", "tensorweave"), "tensorflow"),
+    (("tensorweave", "tensorweave"), "tensorweave"),
+    (("tensorflow", "tensorflow"), "tensorweave"),
+    (("tensorweave", "tensorflow"), "tensorweave"),
+    (("tensorweave", "tensorflow"), "tensorflow"),
 ])
-def test_cluster_spec_propagation_across_implementations(tf_python, server_kind, client):
+def test_cluster_spec_propagation_across_implementations(tf_python, server_kinds, client):
     """Two servers that know only themselves (`create_local_server`'s one-task cluster)
-    serve a session as /job:worker/task:0 and task:1 of its `ConfigProto.cluster_def`."""
+    serve a session as /job:worker/task:0 and task:1 of its `ConfigProto.cluster_def`;
+    in the mixed cases a tensorweave master drives a TensorFlow task:1 (strings and floats
+    crossing both ways)."""
     addresses = [cluster_dict(0, 1)["worker"][0] for _ in range(2)]
     with contextlib.ExitStack() as stack:
-        for address in addresses:
+        for address, kind in zip(addresses, server_kinds):
             stack.enter_context(servers([("localhost", 0)], {"localhost": [address]},
-                                        tf_python if server_kind == "tensorflow" else None))
+                                        tf_python if kind == "tensorflow" else None))
         python = tf_python if client == "tensorflow" else tw_python()
         got = run_program(python, "propagation_client.py", client, *addresses)
     assert got["value"] == 50.0
+    assert got["strings"] == ["ab+ab|xab", "cde+cde|ycde"]
     assert got["devices"] == ["/job:worker/replica:0/task:0/device:CPU:0",
                               "/job:worker/replica:0/task:1/device:CPU:0"]

@@ -12,8 +12,10 @@ if sys.argv[1] == "tensorflow":
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow.compat.v1 as tf
     tf.disable_eager_execution()
+    string_join = tf.string_join
 else:
     import tensorweave as tf
+    from tensorweave.ops.io_ops import string_join  # NOTE: not in tf.* here yet
 
 first, second = sys.argv[2:4]
 cluster = tf.train.ClusterSpec({"worker": [first, second]})
@@ -29,5 +31,15 @@ with tf.Graph().as_default():
         opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
         meta = tf.RunMetadata()
         value = float(sess.run(out, options=opts, run_metadata=meta))
-print(json.dumps({"value": value,
+with tf.Graph().as_default():  # string tensors crossing between the tasks both ways
+    with tf.device("/job:worker/task:1"):
+        words = tf.constant(["ab", "cde"])
+        doubled = string_join([words, words], separator="+")
+    with tf.device("/job:worker/task:0"):
+        marked = string_join([doubled, tf.constant(["x", "y"])], separator="|")
+    with tf.device("/job:worker/task:1"):
+        back = string_join([marked, words])
+    with tf.Session(f"grpc://{first}", config=config) as sess:
+        strings = [b.decode() for b in sess.run(back)]
+print(json.dumps({"value": value, "strings": strings,
                   "devices": sorted({d.device for d in meta.step_stats.dev_stats})}))
