@@ -20,6 +20,11 @@ from typing import Any, Protocol
 
 from tensorweave.framework.cancellation import CancellationManager
 
+# `DeviceAttributes.physical_device_desc` of a tensorweave task's devices (`GetStatus`): a
+# device without it belongs to a plain TensorFlow server, whose feeds and fetches a master
+# relays through its own task (TensorFlow's rendezvous takes only keys local to itself).
+TENSORWEAVE_DEVICE_DESC = "tensorweave"
+
 # done(result, error): exactly one of them is None.
 Done = Callable[[Any, Any], None]
 # cancel(error): abandons an asynchronous call.

@@ -19,8 +19,19 @@ import time
 from typing import Any
 
 from tensorweave import errors
+from tensorweave.distributed.cluster_propagation import (
+    isolates_state,
+    propagated_cluster,
+    renamed_devices,
+    server_def_for,
+    task_at,
+)
 from tensorweave.distributed.graph_mgr import task_of
-from tensorweave.distributed.interfaces import RunGraphCall, WorkerInterface
+from tensorweave.distributed.interfaces import (
+    TENSORWEAVE_DEVICE_DESC,
+    RunGraphCall,
+    WorkerInterface,
+)
 from tensorweave.framework.cancellation import CancellationManager, is_derived
 from tensorweave.framework.device_spec import CPU_MEMORY_LIMIT_BYTES, DeviceSpec
 from tensorweave.runtime.direct_session import FULL_TRACE, step_deadline
@@ -109,10 +120,12 @@ class MasterSession:
       config: `ConfigProto` (device_filters, isolate_session_state, allow_soft_placement,
         operation_timeout_in_ms).
       devices: task -> `DeviceAttributes` list, from `find_devices`.
+      owns_cache: close `cache` with the session (a session's own cluster, see
+        `cluster_propagation`).
     """
 
     def __init__(self, handle: str, cache: Any, client_task: str, config: Any,
-                 devices: dict[str, list]):
+                 devices: dict[str, list], owns_cache: bool = False):
         self.handle = handle
         self._cache = cache
         self._client_task = client_task
@@ -121,9 +134,13 @@ class MasterSession:
         self._config = config
         self._soft = bool(config is not None and config.allow_soft_placement)
         self._streams = not (config is not None and config.tensorweave.disable_step_streams)
-        attrs = [d for lst in devices.values() for d in lst]
+        # NOTE: named after the cache's tasks, as TensorFlow's `NewRemoteDevices` does.
+        attrs = [d for task, lst in devices.items() for d in renamed_devices(task, lst)]
         self._devices = sorted(d.name for d in attrs)
         self._incarnations = {d.name: d.incarnation for d in attrs}
+        # Devices of plain TensorFlow tasks: their feeds and fetches go through ours.
+        self._relayed = frozenset(
+            d.name for d in attrs if d.physical_device_desc != TENSORWEAVE_DEVICE_DESC)
         self._tasks = sorted(devices)
         self._nodes: dict[str, NodeSpec] = {}
         self._graphs: dict[Any, list[_Part]] = {}
@@ -131,9 +148,11 @@ class MasterSession:
         self._cancel = CancellationManager()
         # task -> successful multi-partition steps not reported to it yet (see `_committed`)
         self._ended: dict[str, list[int]] = {}
-        isolate = bool(config is not None and config.isolate_session_state)
+        self._owns_cache = owns_cache
+        isolate = isolates_state(config, owns_cache)
         for task in self._tasks:
-            cache.get(task).create_worker_session(handle, None, isolate, client_task)
+            server_def = server_def_for(cache.cluster, task) if owns_cache else None
+            cache.get(task).create_worker_session(handle, server_def, isolate, client_task)
 
     @classmethod
     def create(cls, cache: Any, client_task: str, config: Any,
@@ -144,11 +163,20 @@ class MasterSession:
         Raises:
           DeadlineExceededError: if a task does not come up within `timeout_s`.
         """
+        cluster = propagated_cluster(config)
+        if cluster is not None:  # the session's own cluster: `client_task` is ours there
+            client_task = task_at(cluster, cache.address(client_task))
+            cache = cache.for_cluster(cluster)
         filters = list(config.device_filters) if config is not None else []
         tasks = filtered_tasks(cache.tasks(), filters, client_task)
-        devices = find_devices(cache, tasks, timeout_s)
+        try:
+            devices = find_devices(cache, tasks, timeout_s)
+        except errors.OpError:
+            if cluster is not None:
+                cache.close()
+            raise
         handle = f"{random.getrandbits(64):016x}"
-        return cls(handle, cache, client_task, config, devices)
+        return cls(handle, cache, client_task, config, devices, cluster is not None)
 
     @property
     def devices(self) -> list[Any]:
@@ -200,7 +228,8 @@ class MasterSession:
         near = {d for d in self._devices if self._streams and self._streamable(task_of(d))}
         relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)
         partitions = partition(nodes, placement, feeds, fetches, self._client_device,
-                               self._client_incarnation, self._incarnations, self._nodes)
+                               self._client_incarnation, self._incarnations, self._nodes,
+                               self._relayed)
         parts = []
         for device, p in sorted(partitions.items()):
             task = task_of(device)
@@ -406,6 +435,8 @@ class MasterSession:
                 self._cache.get(task).delete_worker_session(self.handle)
             except errors.OpError:
                 pass
+        if self._owns_cache:
+            self._cache.close()
 
 
 class _Step:

@@ -15,8 +15,11 @@ import time
 from typing import Any
 
 from tensorweave import errors
+from tensorweave.distributed.cluster_propagation import session_identity
+from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.graph_mgr import RegisteredGraph
 from tensorweave.distributed.interfaces import (
+    TENSORWEAVE_DEVICE_DESC,
     Canceller,
     Done,
     RunGraphCall,
@@ -39,11 +42,18 @@ UNDO_LOG_CAP_BYTES = 256 << 20
 class WorkerSession:
     """Per-session state on one worker."""
 
-    def __init__(self, handle: str, resource_mgr: ResourceMgr, master_task: str):
+    def __init__(self, handle: str, resource_mgr: ResourceMgr, master_task: str,
+                 task_name: str, worker_cache: Any = None, own_cache: bool = False):
         self.handle = handle
         self.resource_mgr = resource_mgr
         self.master_task = master_task
         self.graphs: dict[str, RegisteredGraph] = {}
+        # The name the worker has in this session (another one under ClusterSpec
+        # propagation), and the cache that reaches the session's peers.
+        self.task_name = task_name
+        self.device_name = f"{task_name}/device:CPU:0"
+        self.worker_cache = worker_cache
+        self.own_cache = own_cache
 
 
 class Worker:
@@ -103,17 +113,29 @@ class Worker:
         self._check_serving()
         return [device_attributes_pb2.DeviceAttributes(
             name=self.device_name, device_type="CPU", memory_limit=CPU_MEMORY_LIMIT_BYTES,
-            incarnation=self.incarnation,
+            incarnation=self.incarnation, physical_device_desc=TENSORWEAVE_DEVICE_DESC,
         )]
 
     def create_worker_session(self, session_handle: str, server_def: Any = None,
                               isolate_session_state: bool = False,
                               master_task: str = "") -> None:
-        """Creates a session; isolated sessions get a private resource manager."""
+        """Creates a session; isolated sessions get a private resource manager. A
+        `server_def` naming another task or cluster than this worker's makes it that task
+        of that cluster for the session (ClusterSpec propagation)."""
         self._check_serving()
         rm = ResourceMgr(self.job) if isolate_session_state else self.resource_mgr
+        cache, own_cache = self.worker_cache, False
+        if server_def is not None and server_def.cluster.job and cache is not None:
+            cluster = ClusterSpec(server_def.cluster)
+            if cluster != cache.cluster:
+                cache, own_cache = cache.for_cluster(cluster), True
+        task = session_identity(server_def, self.task_name) or self.task_name
+        sess = WorkerSession(session_handle, rm, master_task, task, cache, own_cache)
         with self._lock:
-            self._sessions[session_handle] = WorkerSession(session_handle, rm, master_task)
+            old = self._sessions.get(session_handle)
+            self._sessions[session_handle] = sess
+        if old is not None and old.own_cache:
+            old.worker_cache.close()
 
     def delete_worker_session(self, session_handle: str) -> None:
         """Drops a session (no-op when unknown)."""
@@ -123,6 +145,8 @@ class Worker:
                 self._undo_bytes -= self._undo.pop(step_id)[2]
         if sess is not None and sess.resource_mgr is not self.resource_mgr:
             sess.resource_mgr.clear()
+        if sess is not None and sess.own_cache:
+            sess.worker_cache.close()
 
     def _check_serving(self) -> None:
         if self._stopped:
@@ -147,7 +171,7 @@ class Worker:
           AbortedError: unknown session; NotFoundError/InvalidArgumentError: bad graph.
         """
         sess = self._session(session_handle)
-        graph = RegisteredGraph(graph_def, self.device_name, self.task_name)
+        graph = RegisteredGraph(graph_def, sess.device_name, sess.task_name)
         handle = f"{next(self._graph_ids):016x}"
         with self._lock:
             sess.graphs[handle] = graph
@@ -218,7 +242,7 @@ class Worker:
         rdv = self.rendezvous.begin_local(step_id)
         deadline = time.monotonic() + call.timeout_s if call.timeout_s else None
         ctx = StepContext(sess.resource_mgr, step_id, rdv, cancellation, deadline,
-                          self.device_name)
+                          sess.device_name)
         ctx.file_sandbox = self.file_sandbox  # security: the server's file sandbox
         token = cancellation.register(rdv.abort)
         self._track(step_id, cancellation, True)
@@ -228,9 +252,9 @@ class Worker:
                 pump = self._attach_streams(call, graph, rdv, ctx)
             for task, keys in graph.recv_groups:
                 if not call.streams or task not in call.streams:
-                    self._start_remote_recv(task, step_id, keys, rdv, ctx)
+                    self._start_remote_recv(sess.worker_cache, task, step_id, keys, rdv, ctx)
             feeds = [self._feed(call, k) for k in graph.feed_keys]
-            stats = StepStatsCollector(self.device_name) if call.record_timeline else None
+            stats = StepStatsCollector(sess.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
             if pump is not None:
                 pump.flush(final=True)  # NOTE: errors of the last sends belong to the step
@@ -305,9 +329,9 @@ class Worker:
                 None, None, f"No tensor {key} of step {call.step_id} on {self.task_name}")
         return value
 
-    def _start_remote_recv(self, task: str, step_id: int, keys: list[str], rdv: Any,
-                           ctx: StepContext) -> None:
-        peer = self.worker_cache.get(task)
+    def _start_remote_recv(self, cache: Any, task: str, step_id: int, keys: list[str],
+                           rdv: Any, ctx: StepContext) -> None:
+        peer = cache.get(task)
 
         def on_done(values: Any, error: Any) -> None:
             if error is not None:

@@ -117,6 +117,12 @@ class WorkerCache:
         self._shared: dict[Any, Any] = {}
         self._lock = threading.Lock()
 
+    def for_cluster(self, cluster: ClusterSpec) -> WorkerCache:
+        """A cache of another cluster with the same options, runtime and transports (a
+        session's own cluster: `cluster_propagation`)."""
+        return WorkerCache(cluster, self.options, self.runtime, self._transports,
+                           self._master_transports)
+
     def tasks(self) -> list[str]:
         """Every task name of the cluster, sorted by job then index."""
         return [

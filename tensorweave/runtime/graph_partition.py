@@ -4,7 +4,9 @@ TensorFlow-format rendezvous keys (follows `graph/graph_partition.cc`).
 Differences from TensorFlow, on purpose:
 * Feeds and fetches are client-terminated on the device that consumes/produces them, not on
   the master's device: the client talks to every worker directly, so a fetch from a ps is
-  one hop instead of two.
+  one hop instead of two. A device of a plain TensorFlow task (`relayed`) accepts only
+  keys that start or end on itself (its rendezvous' `ValidateDevices`), so its feeds and
+  fetches travel through the client device as in TensorFlow.
 * A small `Const` without inputs consumed on another device is copied into that device's
   partition instead of being sent each step (no message, no round: an optimizer's
   learning-rate constant on the worker feeding apply ops on the ps, for one).
@@ -48,7 +50,9 @@ class Partition:
 class _Partitioner:
     def __init__(self, nodes: list[NodeSpec], placement: dict[str, str], client_device: str,
                  client_incarnation: int, incarnations: dict[str, int],
-                 all_nodes: dict[str, NodeSpec] | None = None):
+                 all_nodes: dict[str, NodeSpec] | None = None,
+                 relayed: frozenset[str] = frozenset()):
+        self.relayed = relayed - {client_device}
         self.nodes = dict(all_nodes or {})
         self.nodes.update((n.name, n) for n in nodes)
         self.placement = placement
@@ -95,11 +99,17 @@ class _Partitioner:
         key = (tensor, -1, device)
         if key in self.recv_for:
             return self.recv_for[key]
+        if device in self.relayed:
+            at_client = self.add_feed(tensor, self.client_device)
+            self.recv_for[key] = self.cross_edge(at_client, 0, device)
+            return self.recv_for[key]
         dtype = self.dtype_of(src, idx)
         attrs = self.transfer_attrs(dtype, tensor, self.client_device, device, True)
         attrs["tensor_type"] = attrs.pop("T")
         name = self.fresh(f"_recv_{src}_{idx}")
-        self.part(device).nodes.append(NodeSpec(name, "_Recv", [], device, attrs))
+        spec = NodeSpec(name, "_Recv", [], device, attrs)
+        self.part(device).nodes.append(spec)
+        self.nodes[name], self.placement[name], self.rounds[name] = spec, device, 0
         self.part(device).feed_keys[tensor] = create_key(
             self.client_device, self.client_incarnation, device, tensor
         )
@@ -109,10 +119,14 @@ class _Partitioner:
     def add_fetch(self, tensor: str) -> None:
         src, idx = split_tensor_name(tensor)
         device = self.placement[src]
-        attrs = self.transfer_attrs(self.dtype_of(src, idx), tensor, device,
-                                    self.client_device, True)
+        dtype = self.dtype_of(src, idx)
+        value = tensor
+        if device in self.relayed:
+            value = self.cross_edge(src, idx, self.client_device) + ":0"
+            device = self.client_device
+        attrs = self.transfer_attrs(dtype, tensor, device, self.client_device, True)
         name = self.fresh(f"_send_{src}_{idx}")
-        self.part(device).nodes.append(NodeSpec(name, "_Send", [tensor], device, attrs))
+        self.part(device).nodes.append(NodeSpec(name, "_Send", [value], device, attrs))
         self.part(device).fetch_keys[tensor] = create_key(
             device, attrs["send_device_incarnation"], self.client_device, tensor
         )
@@ -241,7 +255,8 @@ def _preds(node: NodeSpec) -> Iterable[str]:
 def partition(nodes: list[NodeSpec], placement: dict[str, str], feeds: list[str],
               fetches: list[str], client_device: str, client_incarnation: int,
               incarnations: dict[str, int],
-              all_nodes: dict[str, NodeSpec] | None = None) -> dict[str, Partition]:
+              all_nodes: dict[str, NodeSpec] | None = None,
+              relayed: frozenset[str] = frozenset()) -> dict[str, Partition]:
     """Splits placed `nodes` into per-device partitions.
 
     Args:
@@ -254,12 +269,14 @@ def partition(nodes: list[NodeSpec], placement: dict[str, str], feeds: list[str]
       client_incarnation: incarnation used in feed keys.
       incarnations: device -> incarnation (from `GetStatus`), used in keys.
       all_nodes: every node of the graph (dtypes of fed tensors whose producer was pruned).
+      relayed: devices whose feeds and fetches go through `client_device` (tasks that are
+        plain TensorFlow servers).
 
     Returns:
       device -> `Partition`.
     """
     p = _Partitioner(nodes, placement, client_device, client_incarnation, incarnations,
-                     all_nodes)
+                     all_nodes, frozenset(relayed))
     fed = set(feeds)
     for n in nodes:
         p.place_node(n, fed)

@@ -99,6 +99,11 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
     by_name = {n.name: n for n in nodes}
     all_nodes = all_nodes or by_name
     uf = _UnionFind()
+    # Nodes colocated only because they take state by reference or handle: as in TF's
+    # `Member::EnsureCompatibilityAcrossResourceEdge`, their own device request yields to
+    # the state's ("Ignoring device specification ... because the input edge ... is a
+    # reference connection"), so `v.assign_add` under `/job:worker` runs on v's ps.
+    state_consumers: set[str] = set()
     for n in nodes:
         uf.find(n.name)
         for g in n.attrs.get("_class") or ():
@@ -112,6 +117,7 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
             # accumulators) run where that state lives.
             if (k < len(refs) and refs[k]) or _is_resource(by_name[src], idx):
                 uf.union(n.name, src)
+                state_consumers.add(n.name)
     groups: dict[str, list[NodeSpec]] = {}
     for n in nodes:
         groups.setdefault(uf.find(n.name), []).append(n)
@@ -120,9 +126,12 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
     for members in groups.values():
         spec = DeviceSpec()
         first = members[0].name
+        owners = [m for m in members if m.device and m.name not in state_consumers]
+        for m in owners:
+            _merge_into(spec, m, first, allow_soft_placement)
         for m in members:
-            if m.device:
-                _merge_into(spec, m, first, allow_soft_placement)
+            if m.device and m.name in state_consumers:
+                _merge_into(spec, m, first, allow_soft_placement or bool(owners))
         device = _choose(spec, parsed, members, allow_soft_placement)
         for m in members:
             result[m.name] = device

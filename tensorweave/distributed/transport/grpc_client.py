@@ -569,7 +569,8 @@ class GrpcRemoteMaster:
         self._stub = _Stub(channel or make_channel(address, security), task_name, address)
 
     def create_session(self, graph_def: Any, config: Any, timeout_s: float | None) -> tuple:
-        req = master_pb2.CreateSessionRequest()
+        # NOTE: TensorFlow's master finds itself in a propagated cluster_def by `target`.
+        req = master_pb2.CreateSessionRequest(target=f"grpc://{self._stub.address}")
         req.graph_def.CopyFrom(graph_def)
         if config is not None:
             req.config.CopyFrom(config)
