@@ -13,8 +13,13 @@ thread), and after 50 warm-up steps measures `steps` steps:
   step.
 
 With `--no-streams` the session sets `TensorweaveOptions.disable_step_streams` (values
-pulled with `RecvTensors`). Run: `python benchmarks/step_cpu.py [--ps 1,2] [--steps 2000]
-[--no-streams]`; prints JSON. Linux only (reads /proc).
+pulled with `RecvTensors`). With `--netns` the ps tasks run in one network namespace and the
+worker in another (`tensorweave.deploy.netns`, root needed): the cross-host path (TCP between
+stand-in hosts); the worker is then a child process of this script (`--worker-json`) and
+`cross_host` is true. CPU per step is the figure to compare between runs on a loaded machine:
+wall-clock rates move with whatever else runs, CPU time much less. Run:
+`python benchmarks/step_cpu.py [--ps 1,2] [--steps 2000] [--no-streams] [--netns]`; prints
+JSON. Linux only (reads /proc).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
@@ -53,13 +58,14 @@ def _proc_cpu_s(pid: int) -> tuple[float, float]:
     return user + system, system
 
 
-def _start_ps(num_ps: int, ps_hosts: list[str], worker_host: str) -> list[subprocess.Popen]:
+def _start_ps(num_ps: int, ps_hosts: list[str], worker_host: str,
+              wrap: Callable[[list[str]], list[str]] = list) -> list[subprocess.Popen]:
     procs = []
     for i in range(num_ps):
-        procs.append(subprocess.Popen(
+        procs.append(subprocess.Popen(wrap(
             [sys.executable, str(EXAMPLES / "trainer.py"), "--job_name", "ps",
              "--task_index", str(i), "--ps_hosts", ",".join(ps_hosts),
-             "--worker_hosts", worker_host],
+             "--worker_hosts", worker_host]),
             stdout=subprocess.PIPE, text=True))
     deadline = time.monotonic() + _READY_TIMEOUT_S
     for p in procs:
@@ -72,62 +78,93 @@ def _start_ps(num_ps: int, ps_hosts: list[str], worker_host: str) -> list[subpro
     return procs
 
 
-def bench_step_cpu(num_ps: int, steps: int, streams: bool = True) -> dict[str, Any]:
+def bench_step_cpu(num_ps: int, steps: int, streams: bool = True,
+                   hosts: Any = None) -> dict[str, Any]:
     """Measures one worker's training steps against `num_ps` ps processes.
+
+    Args:
+      num_ps: ps tasks (processes).
+      steps: measured steps (after the warm-up).
+      streams: False sets `disable_step_streams`.
+      hosts: None (every task on 127.0.0.1) or a `deploy.netns.Hosts` of two: the ps tasks
+        in host 0, the worker in host 1 (a child process).
 
     Returns:
       A JSON-ready dict (see the module docstring).
 
     Raises:
-      RuntimeError: if a ps task does not start.
+      RuntimeError: if a ps task does not start or the worker child fails.
     """
-    ps_hosts = [f"127.0.0.1:{pick_unused_port()}" for _ in range(num_ps)]
-    worker_host = f"127.0.0.1:{pick_unused_port()}"
-    procs = _start_ps(num_ps, ps_hosts, worker_host)
+    if hosts is None:
+        ps_hosts = [f"127.0.0.1:{pick_unused_port()}" for _ in range(num_ps)]
+        worker_host = f"127.0.0.1:{pick_unused_port()}"
+        procs = _start_ps(num_ps, ps_hosts, worker_host)
+    else:
+        ps_hosts = [f"{hosts.address(0)}:{2222 + i}" for i in range(num_ps)]
+        worker_host = f"{hosts.address(1)}:2222"
+        procs = _start_ps(num_ps, ps_hosts, worker_host, lambda a: hosts.command(0, a))
+    pids = [p.pid for p in procs]  # NOTE: `ip netns exec` execs: the PID is the task's
     try:
-        spec = tf.train.ClusterSpec({"ps": ps_hosts, "worker": [worker_host]})
-        server = tf.train.Server(spec, job_name="worker", task_index=0)
-        data = digits_data.load_digits_split(0)
-        batches = digits_data.minibatches(data.x_train, data.y_train, 128, seed=0)
-        config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"],
-                                operation_timeout_in_ms=int(_READY_TIMEOUT_S * 1000))
-        config.tensorweave.disable_step_streams = not streams
-        with digits_data.blas_threads(1), tf.Graph().as_default():
-            r = build_replica(0, spec, optimizer="sgd", learning_rate=0.1, num_workers=1)
-            with tf.train.MonitoredTrainingSession(
-                    master=server.target, is_chief=True, config=config,
-                    save_checkpoint_secs=None, save_summaries_steps=None,
-                    save_summaries_secs=None, log_step_count_steps=None) as sess:
-                fetches = [r.train_op, r.global_step, r.loss]
-                for _ in range(_WARMUP_STEPS):
-                    x, y = next(batches)
-                    sess.run(fetches, {r.images: x, r.labels: y})
-                ps0 = [_proc_cpu_s(p.pid) for p in procs]
-                w0, t0 = os.times(), time.perf_counter()
-                for _ in range(steps):
-                    x, y = next(batches)
-                    sess.run(fetches, {r.images: x, r.labels: y})
-                wall = time.perf_counter() - t0
-                w1 = os.times()
-                ps1 = [_proc_cpu_s(p.pid) for p in procs]
-        server.stop()
+        if hosts is None:
+            figures = measure_worker(ps_hosts, worker_host, pids, steps, streams)
+        else:
+            spec = json.dumps({"ps": ps_hosts, "worker": worker_host, "pids": pids,
+                               "steps": steps, "streams": streams})
+            child = subprocess.run(
+                hosts.command(1, [sys.executable, __file__, "--worker-json", spec]),
+                capture_output=True, text=True, timeout=_READY_TIMEOUT_S + steps)
+            if child.returncode != 0:
+                raise RuntimeError(f"worker child failed:\n{child.stderr[-4000:]}")
+            figures = json.loads(child.stdout)
     finally:
         for p in procs:
             p.kill()  # by PID
             p.wait(10)
+    return {"num_ps": num_ps, "streams": streams, "cross_host": hosts is not None,
+            "steps": steps, **figures}
+
+
+def measure_worker(ps_hosts: list[str], worker_host: str, ps_pids: list[int], steps: int,
+                   streams: bool) -> dict[str, Any]:
+    """Runs the worker in this process against running ps tasks; returns the figures."""
+    spec = tf.train.ClusterSpec({"ps": ps_hosts, "worker": [worker_host]})
+    server = tf.train.Server(spec, job_name="worker", task_index=0)
+    data = digits_data.load_digits_split(0)
+    batches = digits_data.minibatches(data.x_train, data.y_train, 128, seed=0)
+    config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"],
+                            operation_timeout_in_ms=int(_READY_TIMEOUT_S * 1000))
+    config.tensorweave.disable_step_streams = not streams
+    with digits_data.blas_threads(1), tf.Graph().as_default():
+        r = build_replica(0, spec, optimizer="sgd", learning_rate=0.1, num_workers=1)
+        with tf.train.MonitoredTrainingSession(
+                master=server.target, is_chief=True, config=config,
+                save_checkpoint_secs=None, save_summaries_steps=None,
+                save_summaries_secs=None, log_step_count_steps=None) as sess:
+            fetches = [r.train_op, r.global_step, r.loss]
+            for _ in range(_WARMUP_STEPS):
+                x, y = next(batches)
+                sess.run(fetches, {r.images: x, r.labels: y})
+            load = os.getloadavg()
+            ps0 = [_proc_cpu_s(pid) for pid in ps_pids]
+            w0, t0 = os.times(), time.perf_counter()
+            for _ in range(steps):
+                x, y = next(batches)
+                sess.run(fetches, {r.images: x, r.labels: y})
+            wall = time.perf_counter() - t0
+            w1 = os.times()
+            ps1 = [_proc_cpu_s(pid) for pid in ps_pids]
+    server.stop()
     ms = 1e3 / steps
     worker_cpu = (w1.user - w0.user + w1.system - w0.system) * ms
     ps_cpu = [(b[0] - a[0]) * ms for a, b in zip(ps0, ps1)]
     return {
-        "num_ps": num_ps,
-        "streams": streams,
-        "steps": steps,
         "steps_per_sec": round(steps / wall, 1),
         "worker_cpu_ms_per_step": round(worker_cpu, 3),
         "worker_sys_ms_per_step": round((w1.system - w0.system) * ms, 3),
         "ps_cpu_ms_per_step": [round(c, 3) for c in ps_cpu],
         "ps_sys_ms_per_step": [round((b[1] - a[1]) * ms, 3) for a, b in zip(ps0, ps1)],
         "total_cpu_ms_per_step": round(worker_cpu + sum(ps_cpu), 3),
+        "loadavg_at_start": [round(x, 2) for x in load],
     }
 
 
@@ -136,14 +173,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ps", default="1,2", help="ps task counts, comma separated")
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--no-streams", action="store_true", help="pull values instead")
+    parser.add_argument("--netns", action="store_true",
+                        help="cross-host: ps and worker in two network namespaces (root)")
+    parser.add_argument("--worker-json", help=argparse.SUPPRESS)  # the --netns worker child
     args = parser.parse_args(argv)
+    if args.worker_json:
+        w = json.loads(args.worker_json)
+        print(json.dumps(measure_worker(w["ps"], w["worker"], w["pids"], w["steps"],
+                                        w["streams"])))
+        return
+    counts = [int(n) for n in args.ps.split(",") if n]
     report = {
         "benchmark": "step_cpu",
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
-        "runs": [bench_step_cpu(int(n), args.steps, not args.no_streams)
-                 for n in args.ps.split(",") if n],
+        "runs": [],
     }
+    for n in counts:
+        if not args.netns:
+            report["runs"].append(bench_step_cpu(n, args.steps, not args.no_streams))
+            continue
+        from tensorweave.deploy import netns
+
+        ok, why = netns.available()
+        if not ok:
+            raise SystemExit(f"--netns unavailable: {why}")
+        with netns.Hosts(2) as hosts:
+            report["runs"].append(bench_step_cpu(n, args.steps, not args.no_streams, hosts))
     print(json.dumps(report, indent=2))
 
 
