@@ -20,7 +20,7 @@ from tensorweave.distributed.interfaces import WorkerTransfers
 from tensorweave.distributed.master import Master
 from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
 from tensorweave.distributed.server_def import make_server_def
-from tensorweave.distributed.transport import grpc_server
+from tensorweave.distributed.transport import grpc_server, tcp_stream
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
 from tensorweave.distributed.transport.stash import Stash
 from tensorweave.distributed.transport.step_stream import StreamPump
@@ -91,8 +91,10 @@ class Server:
                                                               stats=self.runtime.stats))
         self.worker = Worker(job, task, transfers=transfers,
                              undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
+        self._tcp_port: int | None = None  # the TCP step-call socket's, once listening
         self._servicer = grpc_server.WorkerServicer(
-            self.worker, transfers, lambda: self._server_def, self.runtime.stats)
+            self.worker, transfers, lambda: self._server_def, self.runtime.stats,
+            lambda: self._tcp_port)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:
             self._set_own_port(job, task, host)
@@ -101,6 +103,7 @@ class Server:
         self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
                                                         self._port)
                            if options.local_rpc else None)
+        self._tcp_host = host if options.tcp_streams else None
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -172,12 +175,26 @@ class Server:
                 return
             self._grpc.start()
             if self._local_rpc is not None:
+                self._listen_tcp()
                 self._local_rpc.start()
             self._started = True
             self.runtime.servers.register(self.address, self)
             self.runtime.servers.register(f"localhost:{self._port}", self)
         log.info("Started server %s at %s with device %s", self.worker.task_name,
                  self.target, self.worker.device_name)
+
+    def _listen_tcp(self) -> None:
+        """Adds the TCP step-call socket (`transport.tcp_stream`) on this task's host."""
+        if self._tcp_host is None:
+            return
+        try:
+            listener = tcp_stream.listen(self._tcp_host)
+        except OSError as e:
+            log.info("No TCP step-call socket on %r (%s); gRPC carries every call from "
+                     "other hosts", self._tcp_host, e)
+            return
+        self._local_rpc.add_listener(listener, tcp_stream.admit)
+        self._tcp_port = listener.getsockname()[1]
 
     def join(self, timeout: float | None = None) -> bool:
         """Blocks until the server stops (or `timeout` seconds pass); returns True if it

@@ -43,11 +43,15 @@ class TransportOptions:
         (False with `TensorweaveOptions.disable_shared_memory`).
       local_rpc: call workers on this host over their Unix domain socket when they have
         one (False with `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
+      tcp_streams: call workers on other hosts over their TCP step-call socket when they
+        have one (False with `TensorweaveOptions.disable_tcp_streams`, or without
+        `local_rpc`; see `transport.tcp_stream`).
     """
 
     prefer_local: bool = True
     shared_memory: bool = True
     local_rpc: bool = True
+    tcp_streams: bool = True
 
     @classmethod
     def from_config(cls, config: Any) -> TransportOptions:
@@ -58,6 +62,8 @@ class TransportOptions:
             prefer_local=not config.rpc_options.use_rpc_for_inprocess_master,
             shared_memory=not config.tensorweave.disable_shared_memory,
             local_rpc=not config.tensorweave.disable_local_rpc,
+            tcp_streams=not (config.tensorweave.disable_tcp_streams
+                             or config.tensorweave.disable_local_rpc),
         )
 
 

@@ -178,16 +178,18 @@ class SessionMetadata(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class TensorweaveOptions(_message.Message):
-    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams")
+    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams", "disable_tcp_streams")
     USE_REMOTE_MASTER_FIELD_NUMBER: _ClassVar[int]
     DISABLE_SHARED_MEMORY_FIELD_NUMBER: _ClassVar[int]
     DISABLE_LOCAL_RPC_FIELD_NUMBER: _ClassVar[int]
     DISABLE_STEP_STREAMS_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_TCP_STREAMS_FIELD_NUMBER: _ClassVar[int]
     use_remote_master: bool
     disable_shared_memory: bool
     disable_local_rpc: bool
     disable_step_streams: bool
-    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ...) -> None: ...
+    disable_tcp_streams: bool
+    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ..., disable_tcp_streams: _Optional[bool] = ...) -> None: ...
 
 class ConfigProto(_message.Message):
     __slots__ = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads", "use_per_session_threads", "session_inter_op_thread_pool", "placement_period", "device_filters", "gpu_options", "pluggable_device_options", "allow_soft_placement", "log_device_placement", "graph_options", "operation_timeout_in_ms", "rpc_options", "cluster_def", "isolate_session_state", "share_cluster_devices_in_session", "experimental", "tensorweave")
