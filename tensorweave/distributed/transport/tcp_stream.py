@@ -15,8 +15,11 @@ Where it applies: a started `Server` (unless `TensorweaveOptions.disable_tcp_str
 host, on a port the kernel picks, and answers the extension `GetStepStreamPort` (over gRPC)
 with it: ASCII decimal digits, or empty when it has none. A client whose peer is not on this
 host asks once (`TcpConnector`); a TensorFlow peer answers UNIMPLEMENTED and gets gRPC only.
-When the port cannot be reached (a firewall, a restart: asked again after
-`_RETRY_DISCOVERY_S`), the call goes over gRPC as before.
+When the port cannot be reached (a firewall that passes only the gRPC port, a restart), the
+call goes over gRPC as before; the port is asked for again after a back-off that doubles
+from `_RETRY_DISCOVERY_S` up to `_MAX_RETRY_S` while attempts keep failing, and a connect
+waits at most `_CONNECT_TIMEOUT_S` (a firewall that drops packets costs a step that much,
+once per back-off period; `disable_tcp_streams` turns the socket off).
 
 Handshake (authentication's place): a new connection first sends `HELLO` (magic `TWSS`, u32
 version 1, u32 token length) and the token; the server answers one byte (0: admitted, else
@@ -47,6 +50,8 @@ _ADMITTED = b"\x00"
 _HANDSHAKE_TIMEOUT_S = 5.0
 _TOKEN_MAX_BYTES = 4096
 _RETRY_DISCOVERY_S = 1.0
+_MAX_RETRY_S = 300.0
+_CONNECT_TIMEOUT_S = 1.0
 
 
 def stream_token() -> bytes:
@@ -128,6 +133,7 @@ class TcpConnector:
         self._port: int | None = None
         self._absent = False  # the peer has no such socket (or is a TensorFlow task)
         self._retry_at = 0.0
+        self._backoff = _RETRY_DISCOVERY_S
 
     def _discover(self) -> int | None:
         with self._lock:
@@ -157,7 +163,7 @@ class TcpConnector:
         if port is None:
             return None
         try:
-            sock = socket.create_connection((self._host, port), local_rpc.CONNECT_TIMEOUT_S)
+            sock = socket.create_connection((self._host, port), _CONNECT_TIMEOUT_S)
         except OSError:
             self._forget()
             return None
@@ -171,12 +177,15 @@ class TcpConnector:
             sock.close()
             self._forget()
             return None
+        with self._lock:
+            self._backoff = _RETRY_DISCOVERY_S
         return sock
 
     def _forget(self) -> None:
         with self._lock:
             self._port = None
-            self._retry_at = time.monotonic() + _RETRY_DISCOVERY_S
+            self._retry_at = time.monotonic() + self._backoff
+            self._backoff = min(self._backoff * 2, _MAX_RETRY_S)
 
 
 def connect(peer: Any) -> Any:

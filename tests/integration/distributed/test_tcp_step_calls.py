@@ -152,3 +152,33 @@ def test_admit_rejects_a_wrong_magic():
     finally:
         a.close()
         b.close()
+
+
+class _FakeChannel:
+    """A channel whose `GetStepStreamPort` answers `port` and counts the calls."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.probes = 0
+
+    def unary_unary(self, path: str):
+        assert path == methods.GET_STEP_STREAM_PORT
+
+        def call(request: bytes, timeout: float) -> bytes:
+            self.probes += 1
+            return str(self.port).encode()
+
+        return call
+
+
+def test_unreachable_port_backs_off_to_grpc():
+    import socket
+
+    with socket.socket() as s:  # NOTE: a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    channel = _FakeChannel(closed)
+    connector = tcp_stream.TcpConnector(f"127.0.0.1:{closed}", channel)
+    assert connector() is None
+    assert connector() is None  # within the back-off: no second probe, no connect
+    assert channel.probes == 1
