@@ -27,7 +27,9 @@ closes). The token is `stream_token()`: empty today (gRPC itself is unauthentica
 shared-token check added to the gRPC server and channel (`grpc_server.bind`,
 `grpc_client.make_channel`) should return the same secret there, and both ends compare it
 with `hmac.compare_digest`. The socket carries no encryption: like insecure gRPC it is for
-a trusted network.
+a trusted network; where the cluster's gRPC uses TLS, this socket must stay off (both
+`connect` and `Server._listen_tcp` should then decline) or be wrapped with `ssl` by the
+same certificates.
 """
 
 from __future__ import annotations
