@@ -196,7 +196,12 @@ def main() -> None:
     parser.add_argument("--tls", action="store_true", help="also measure TLS (with a token)")
     args = parser.parse_args()
     if not args.netns:
-        run(args)
+        result = run(args)
+        if args.training:
+            result["training"] = _training(args.train_steps, None)
+        if args.auth or args.tls:
+            result["security"] = _security(args)
+        print(json.dumps(result, indent=2))
         return
     from tensorweave.deploy import netns
 
@@ -205,11 +210,16 @@ def main() -> None:
         raise SystemExit(f"--netns unavailable: {why}")
     with netns.Hosts(2) as hosts:
         HOSTS[0] = hosts
-        run(args)
+        result = run(args)
+    if args.training:  # NOTE: its launches make their own namespaces (one set at a time)
+        result["training"] = _training(args.train_steps, "per-job")
+    if args.auth or args.tls:
+        result["security"] = _security(args)
+    print(json.dumps(result, indent=2))
 
 
-def run(args: argparse.Namespace) -> None:
-    """Runs the workloads and prints the JSON record."""
+def run(args: argparse.Namespace) -> dict:
+    """Runs the workloads (training aside) and returns the JSON record."""
     result: dict = {"benchmark": "cluster", "cross_host": HOSTS[0] is not None,
                     "startup_s": bench_startup(args.reps)}
     cluster = _cluster(1, 2)
@@ -232,19 +242,22 @@ def run(args: argparse.Namespace) -> None:
                                          "_grpc_only"))
     finally:
         _stop(procs)
-    if args.training:
-        from benchmarks.cluster_training import bench_training
+    return result
 
-        result["training"] = {f"{n}ps": bench_training(n, 2, args.train_steps)
-                              for n in (1, 2)}
-    if args.auth or args.tls:
-        from benchmarks.cluster_security import bench_security
 
-        modes = [m for m, on in (("auth", args.auth), ("tls", args.tls)) if on]
-        # On 127.0.0.1 even with --netns (the certificates name localhost, and the modes'
-        # clusters run side by side).
-        result["security"] = bench_security(modes, _local_cluster, args.reads, args.reps)
-    print(json.dumps(result, indent=2))
+def _training(steps: int, netns: str | None) -> dict:
+    from benchmarks.cluster_training import bench_training
+
+    return {f"{n}ps": bench_training(n, 2, steps, netns=netns) for n in (1, 2)}
+
+
+def _security(args: argparse.Namespace) -> dict:
+    from benchmarks.cluster_security import bench_security
+
+    modes = [m for m, on in (("auth", args.auth), ("tls", args.tls)) if on]
+    # On 127.0.0.1 even with --netns (the certificates name localhost, and the modes'
+    # clusters run side by side).
+    return bench_security(modes, _local_cluster, args.reads, args.reps)
 
 
 if __name__ == "__main__":

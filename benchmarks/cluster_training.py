@@ -11,9 +11,14 @@ and collects the JSON line each worker prints at the end:
 * `aggregate_steps_per_sec`: their sum (global steps per second while all workers run);
 * `test_accuracy_by_worker`, and `wall_s` of the whole launch (start-up included).
 
+With `netns="per-job"` (`--netns`) the ps tasks run in one network namespace and the
+workers in another (`tensorweave.deploy.netns`: TCP between stand-in hosts, no same-host
+socket or /dev/shm between them; root needed); `per-task` gives every task its own.
+`cross_host` in the JSON says which.
+
 Used by `benchmarks/cluster.py --training` (1 and 2 ps). Run alone:
 `python benchmarks/cluster_training.py [--ps 1,2] [--workers 2] [--steps 1000]
-[--trainer-args "--log_every 100"]`; prints JSON.
+[--netns [per-job|per-task]] [--trainer-args "--log_every 100"]`; prints JSON.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tensorweave.deploy.launcher import launch
+from tensorweave.deploy import netns as netns_lib
+from tensorweave.deploy.launcher import LaunchResult, launch, run_plan
 
 TRAINER = pathlib.Path(__file__).resolve().parents[1] / "examples" / "trainer.py"
 
@@ -47,8 +53,21 @@ def _records(output: str) -> dict[int, dict[str, Any]]:
     return found
 
 
+def _launch(command: list[str], num_ps: int, num_workers: int, netns: str | None,
+            out: io.StringIO) -> LaunchResult:
+    if netns is None:
+        return launch(command, num_ps, num_workers, stream=out, grace_secs=5)
+    ok, why = netns_lib.available()
+    if not ok:
+        raise RuntimeError(f"--netns is unavailable here: {why}")
+    with netns_lib.Hosts(netns_lib.host_count(netns, num_ps, num_workers)) as hosts:
+        plan = netns_lib.plan_in_hosts(command, num_ps, num_workers, hosts, netns)
+        return run_plan(plan, stream=out, grace_secs=5)
+
+
 def bench_training(
-    num_ps: int, num_workers: int, steps: int, trainer_args: Sequence[str] = ()
+    num_ps: int, num_workers: int, steps: int, trainer_args: Sequence[str] = (),
+    netns: str | None = None,
 ) -> dict[str, Any]:
     """Trains on a fresh local cluster and returns the throughput and accuracy figures.
 
@@ -57,6 +76,8 @@ def bench_training(
       num_workers: worker tasks.
       steps: steps per worker (the last global step is `steps * num_workers`).
       trainer_args: extra trainer flags (e.g. `["--log_every", "100"]`).
+      netns: None (every task on 127.0.0.1) or a `deploy.netns` layout (`per-job`: the ps
+        tasks on one stand-in host, the workers on another).
 
     Returns:
       A JSON-ready dict (see the module docstring).
@@ -71,7 +92,7 @@ def bench_training(
     out = io.StringIO()
     load_before = os.getloadavg()
     start = time.perf_counter()
-    result = launch(command, num_ps, num_workers, stream=out, grace_secs=5)
+    result = _launch(command, num_ps, num_workers, netns, out)
     wall = time.perf_counter() - start
     records = _records(out.getvalue())
     if not result.ok or sorted(records) != list(range(num_workers)):
@@ -80,6 +101,7 @@ def bench_training(
     return {
         "num_ps": num_ps,
         "num_workers": num_workers,
+        "cross_host": netns,
         "steps_per_worker": steps,
         "optimizer": "sgd lr 0.1, batch 128, async",
         "trainer_args": list(trainer_args),
@@ -99,13 +121,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ps", default="1,2", help="ps task counts, comma separated")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--steps", type=int, default=1000, help="steps per worker")
+    parser.add_argument("--netns", nargs="?", const="per-job", default=None,
+                        choices=netns_lib.LAYOUTS,
+                        help="cross-host: tasks in network namespaces (root; default per-job)")
     parser.add_argument("--trainer-args", default="", help="extra trainer flags (one string)")
     args = parser.parse_args(argv)
     extra = shlex.split(args.trainer_args)
     report = {
         "benchmark": "cluster_training",
         "python": platform.python_version(),
-        "runs": [bench_training(int(n), args.workers, args.steps, extra)
+        "runs": [bench_training(int(n), args.workers, args.steps, extra, args.netns)
                  for n in args.ps.split(",") if n],
     }  # fmt: skip
     print(json.dumps(report, indent=2))

@@ -118,8 +118,13 @@ class Hosts:
             _ip("link", "set", "lo", "up", netns=name)
 
     def remove(self) -> None:
-        """Deletes the namespaces and the bridge (missing ones are skipped)."""
-        for name in self.names:
+        """Deletes the veth pairs, the namespaces and the bridge (missing ones are skipped).
+
+        The pairs go first and explicitly: a namespace's deletion frees its links only once
+        the kernel drops its last reference, so a `Hosts` made right after (same names)
+        could find them still there."""
+        for i, name in enumerate(self.names):
+            subprocess.run(["ip", "link", "delete", f"tw{self.net}v{i}"], capture_output=True)
             subprocess.run(["ip", "netns", "delete", name], capture_output=True)
         subprocess.run(["ip", "link", "delete", self.bridge], capture_output=True)
 

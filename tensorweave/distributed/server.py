@@ -20,7 +20,7 @@ from tensorweave.distributed.interfaces import WorkerTransfers
 from tensorweave.distributed.master import Master
 from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
 from tensorweave.distributed.server_def import make_server_def
-from tensorweave.distributed.transport import grpc_server
+from tensorweave.distributed.transport import grpc_server, tcp_stream
 from tensorweave.distributed.transport import local_rpc as local_rpc_lib
 from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.transport.host_locality import HostLocality
@@ -105,8 +105,10 @@ class Server:
         self._blas_threads = thread_budget.apply_config(
             sd.default_session_config, tasks_on_host(cluster, self.runtime.host))
         transfers = self._make_worker(job, task, security)
+        self._tcp_port: int | None = None  # the TCP step-call socket's, once listening
         self._servicer = grpc_server.WorkerServicer(
-            self.worker, transfers, lambda: self._server_def, self.runtime.stats)
+            self.worker, transfers, lambda: self._server_def, self.runtime.stats,
+            lambda: self._tcp_port)
         self._grpc, self._port = self._bind(host, port)
         if port == 0:
             self._set_own_port(job, task, host)
@@ -115,6 +117,7 @@ class Server:
         self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
                                                         self._port, self._security.token)
                            if options.local_rpc else None)
+        self._tcp_host = host if options.tcp_streams else None
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -199,12 +202,33 @@ class Server:
                 return
             self._grpc.start()
             if self._local_rpc is not None:
+                self._listen_tcp()
                 self._local_rpc.start()
             self._started = True
             self.runtime.servers.register(self.address, self)
             self.runtime.servers.register(f"localhost:{self._port}", self)
         log.info("Started server %s at %s with device %s", self.worker.task_name,
                  self.target, self.worker.device_name)
+
+    def _listen_tcp(self) -> None:
+        """Adds the TCP step-call socket (`transport.tcp_stream`) on this task's host: not
+        with TLS (the socket is plaintext), and admitting only connections whose handshake
+        carries the cluster token when one is configured."""
+        if self._tcp_host is None:
+            return
+        if self._security.tls:  # security: no plaintext data plane beside TLS gRPC
+            log.info("No TCP step-call socket: TLS is on, gRPC carries every call from "
+                     "other hosts")
+            return
+        try:
+            listener = tcp_stream.listen(self._tcp_host)
+        except OSError as e:
+            log.info("No TCP step-call socket on %r (%s); gRPC carries every call from "
+                     "other hosts", self._tcp_host, e)
+            return
+        self._local_rpc.add_listener(  # security: the handshake must carry the token
+            listener, functools.partial(tcp_stream.admit, token=self._security.token))
+        self._tcp_port = listener.getsockname()[1]
 
     def join(self, timeout: float | None = None) -> bool:
         """Blocks until the server stops (or `timeout` seconds pass); returns True if it

@@ -44,13 +44,18 @@ class TransportOptions:
         (False with `TensorweaveOptions.disable_shared_memory`).
       local_rpc: call workers on this host over their Unix domain socket when they have
         one (False with `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
+      tcp_streams: call workers on other hosts over their TCP step-call socket when they
+        have one (False with `TensorweaveOptions.disable_tcp_streams`, or without
+        `local_rpc`; see `transport.tcp_stream`; never with TLS: the socket is plaintext).
       security: the `transport.security.TransportSecurity` of calls to other tasks (the
-        token on gRPC metadata and in every same-host socket frame, TLS on gRPC), or None.
+        token on gRPC metadata, in every same-host socket frame and in the TCP step-call
+        handshake, TLS on gRPC), or None.
     """
 
     prefer_local: bool = True
     shared_memory: bool = True
     local_rpc: bool = True
+    tcp_streams: bool = True
     security: TransportSecurity | None = None  # security
 
     @classmethod
@@ -64,6 +69,8 @@ class TransportOptions:
             prefer_local=not config.rpc_options.use_rpc_for_inprocess_master,
             shared_memory=not config.tensorweave.disable_shared_memory,
             local_rpc=not config.tensorweave.disable_local_rpc,
+            tcp_streams=not (config.tensorweave.disable_tcp_streams
+                             or config.tensorweave.disable_local_rpc),
             security=security,
         )
 

@@ -178,18 +178,20 @@ class SessionMetadata(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class TensorweaveOptions(_message.Message):
-    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams", "security")
+    __slots__ = ("use_remote_master", "disable_shared_memory", "disable_local_rpc", "disable_step_streams", "disable_tcp_streams", "security")
     USE_REMOTE_MASTER_FIELD_NUMBER: _ClassVar[int]
     DISABLE_SHARED_MEMORY_FIELD_NUMBER: _ClassVar[int]
     DISABLE_LOCAL_RPC_FIELD_NUMBER: _ClassVar[int]
     DISABLE_STEP_STREAMS_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_TCP_STREAMS_FIELD_NUMBER: _ClassVar[int]
     SECURITY_FIELD_NUMBER: _ClassVar[int]
     use_remote_master: bool
     disable_shared_memory: bool
     disable_local_rpc: bool
     disable_step_streams: bool
+    disable_tcp_streams: bool
     security: SecurityOptions
-    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ..., security: _Optional[_Union[SecurityOptions, _Mapping]] = ...) -> None: ...
+    def __init__(self, use_remote_master: _Optional[bool] = ..., disable_shared_memory: _Optional[bool] = ..., disable_local_rpc: _Optional[bool] = ..., disable_step_streams: _Optional[bool] = ..., disable_tcp_streams: _Optional[bool] = ..., security: _Optional[_Union[SecurityOptions, _Mapping]] = ...) -> None: ...
 
 class SecurityOptions(_message.Message):
     __slots__ = ("allowed_dir", "unrestricted_files", "auth_token_file", "tls_cert_file", "tls_key_file", "tls_ca_file", "require_client_cert", "insecure", "max_decoded_tensor_bytes", "max_stash_bytes")

@@ -111,8 +111,9 @@ class WorkerServicer:
     """
 
     def __init__(self, worker: Any, transfers: Any, server_def: Callable[[], Any],
-                 stats: Any):
+                 stats: Any, step_stream_port: Callable[[], int | None] = lambda: None):
         self._w = worker
+        self._step_stream_port = step_stream_port
         self._stash = transfers.stash
         self._outbox = transfers.outbox
         self._server_def = server_def
@@ -292,6 +293,11 @@ class WorkerServicer:
 
     def get_server_def(self, request: bytes, context: Any) -> bytes:
         return self._server_def().SerializeToString()
+
+    def get_step_stream_port(self, request: bytes, context: Any) -> bytes:
+        """The TCP port of the step-call socket (`tcp_stream`) as ASCII, or b"" (none)."""
+        port = self._step_stream_port()
+        return b"" if port is None else str(port).encode()
 
     def local_handlers(self) -> dict[str, Callable[[bytes, Any], bytes]]:
         """The per-step unary methods by path, for the same-host socket (`local_rpc`)."""

@@ -21,6 +21,9 @@ loopback addresses of one host would share the name (the second one then serves 
 only). Only peers running as the same user are served (`SO_PEERCRED`), as with the
 /dev/shm files.
 
+The same protocol also runs over TCP between hosts (`tcp_stream`: `add_listener` on the
+server, a `connector` on the client, a handshake in place of `SO_PEERCRED`).
+
 Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER` idle
 connections per peer and checks an idle one is still open before reusing it. A streamed
 `RunGraph` (`methods.STREAMED_RUN_GRAPH`) also carries tensor frames both ways before
@@ -42,6 +45,7 @@ such waits).
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 import os
@@ -72,7 +76,7 @@ IDLE_PER_PEER = 8
 # NOTE: payloads up to this size are joined with their header into one send.
 _JOIN_MAX_BYTES = 64 << 10
 _PREALLOC_MAX_BYTES = 64 << 20
-_CONNECT_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
 # security: a request is one protobuf message (< 2 GiB); a longer declared length is
 # garbage or an attack and drops the connection before anything is buffered.
@@ -184,56 +188,65 @@ class _Context:
         return True
 
 
+Admit = Callable[[socket.socket], bool]
+
+
 class LocalRpcServer:
     """Serves `handlers` (method path -> `handler(request_bytes, context) -> bytes`) on the
-    abstract socket of TCP `port`.
+    abstract socket of TCP `port`, and on any listener given to `add_listener` (the TCP
+    step-call socket of `tcp_stream`: the same protocol between hosts).
 
     Args:
       handlers: the unary handlers to serve, by gRPC method path.
       port: the server's bound TCP port (names the socket).
       token: the cluster secret every request frame must carry, or None (see `security`).
+      unix: listen on the abstract Unix socket (False: only on added listeners).
     """
 
-    def __init__(self, handlers: dict[str, Handler], port: int, token: bytes | None = None):
+    def __init__(self, handlers: dict[str, Handler], port: int, token: bytes | None = None,
+                 unix: bool = True):
         self._handlers = handlers
         self._port = port
         self._token = token  # security: every request must carry it
-        self._listener: socket.socket | None = None
+        self._unix = unix
+        # NOTE: (listening socket, admission check run on the connection's own thread)
+        self._listeners: list[tuple[socket.socket, Admit]] = []
         self._conns: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._stopped = False
-        self._acceptor: threading.Thread | None = None
+        self._acceptors: list[threading.Thread] = []
         self.calls = 0  # calls answered (a statistic)
 
-    def start(self) -> bool:
-        """Starts listening; False (and gRPC only) when the socket cannot be bound."""
-        if not supported():
-            return False
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            listener.bind(socket_name(self._port))
-            listener.listen(64)
-        except OSError as e:
-            listener.close()
-            log.info("No same-host RPC socket for port %d (%s); serving gRPC only",
-                     self._port, e)
-            return False
-        self._listener = listener
-        self._acceptor = threading.Thread(target=self._accept_loop, daemon=True,
-                                          name=f"tw-local-rpc-{self._port}")
-        self._acceptor.start()
-        return True
+    def add_listener(self, listener: socket.socket, admit: Admit) -> None:
+        """Also serves the connections of `listener` (bound and listening) that `admit`
+        accepts (it may read a handshake; False closes the connection). Before `start`."""
+        self._listeners.append((listener, admit))
 
-    def _accept_loop(self) -> None:
-        listener = self._listener
+    def start(self) -> bool:
+        """Starts listening; False (and gRPC only) when no socket could be bound."""
+        if self._unix and supported():
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                listener.bind(socket_name(self._port))
+                listener.listen(64)
+            except OSError as e:
+                listener.close()
+                log.info("No same-host RPC socket for port %d (%s)", self._port, e)
+            else:
+                self._listeners.insert(0, (listener, self._same_user))
+        for listener, admit in self._listeners:
+            acceptor = threading.Thread(target=self._accept_loop, args=(listener, admit),
+                                        daemon=True, name=f"tw-local-rpc-{self._port}")
+            self._acceptors.append(acceptor)
+            acceptor.start()
+        return bool(self._listeners)
+
+    def _accept_loop(self, listener: socket.socket, admit: Admit) -> None:
         while not self._stopped:
             try:
                 conn, _ = listener.accept()
             except OSError:
                 return  # closed by stop()
-            if not self._same_user(conn):
-                conn.close()
-                continue
             with self._lock:
                 if self._stopped:
                     conn.close()
@@ -243,7 +256,7 @@ class LocalRpcServer:
                     conn.close()
                     continue
                 self._conns.add(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True,
+            threading.Thread(target=self._serve, args=(conn, admit), daemon=True,
                              name=f"tw-local-rpc-{self._port}-conn").start()
 
     @staticmethod
@@ -255,9 +268,11 @@ class LocalRpcServer:
             return False
         return uid == os.getuid()
 
-    def _serve(self, conn: socket.socket) -> None:
+    def _serve(self, conn: socket.socket, admit: Admit) -> None:
         stream: StreamConn | None = None
         try:
+            if not admit(conn):
+                return
             while not self._stopped:
                 method_len, token_len, timeout_s, payload_len = _REQUEST.unpack(
                     _recv_exact(conn, _REQUEST.size))
@@ -325,35 +340,56 @@ class LocalRpcServer:
         """Stops listening and closes every connection (their callers see the peer go)."""
         with self._lock:
             self._stopped = True
-            listener, self._listener = self._listener, None
+            listeners = [listener for listener, _ in self._listeners]
+            self._listeners = []
             conns, self._conns = list(self._conns), set()
-        for s in ([listener] if listener is not None else []) + conns:
+        for s in listeners + conns:
             try:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             s.close()
         # NOTE: the name is free only once the accept() in progress has returned.
-        if self._acceptor is not None and self._acceptor is not threading.current_thread():
-            self._acceptor.join(5.0)
+        for acceptor in self._acceptors:
+            if acceptor is not threading.current_thread():
+                acceptor.join(5.0)
 
 
 # ------------------------------------------------------------------------------- client
+def _connect_unix(name: bytes) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        # NOTE: a Unix-socket connect blocks while the listen backlog is full.
+        sock.settimeout(CONNECT_TIMEOUT_S)
+        sock.connect(name)
+    except OSError:  # NOTE: TimeoutError included: the caller then uses gRPC
+        sock.close()
+        return None
+    return sock
+
+
 class LocalRpcClient:
-    """Calls one peer task over its abstract socket.
+    """Calls one peer task over its abstract socket (or the sockets `connector` opens).
 
     Args:
       task: the peer's task name (in error messages).
       address: the peer's `host:port`.
       token: the cluster secret sent in every request frame, or None.
+      connector: opens a new connection to the peer's step-call socket, or returns None
+        when there is none (gRPC then carries the call); default: the abstract socket of
+        the address's port.
     """
 
-    def __init__(self, task: str, address: str, token: bytes | None = None):
+    def __init__(self, task: str, address: str, token: bytes | None = None,
+                 connector: Callable[[], socket.socket | None] | None = None):
         self.task = task
         self.address = address
         self._token = token or b""  # security: sent in every request frame
-        port = port_of(address)
-        self._name = socket_name(port) if port is not None and supported() else None
+        if connector is None:
+            port = port_of(address)
+            if port is not None and supported():
+                connector = functools.partial(_connect_unix, socket_name(port))
+        self._connector = connector
         self._idle: list[socket.socket] = []
         self._idle_streams: list[StreamConn] = []
         self._lock = threading.Lock()
@@ -367,15 +403,7 @@ class LocalRpcClient:
             if _still_open(sock):
                 return sock
             sock.close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            # NOTE: a Unix-socket connect blocks while the listen backlog is full.
-            sock.settimeout(_CONNECT_TIMEOUT_S)
-            sock.connect(self._name)
-        except OSError:  # NOTE: TimeoutError included: the caller then uses gRPC
-            sock.close()
-            return None
-        return sock
+        return self._connector()
 
     def call(self, method: str, payload: bytes, timeout_s: float | None) -> bytes | None:
         """Sends one call and waits for its answer.
@@ -388,7 +416,7 @@ class LocalRpcClient:
           DeadlineExceededError: no answer within `timeout_s` seconds.
           OpError: the error the handler answered with.
         """
-        if self._name is None:
+        if self._connector is None:
             return None
         sock = self._connection()
         if sock is None:
@@ -439,7 +467,7 @@ class LocalRpcClient:
         Returns:
           None when the peer has no local socket or it cannot be reached (use gRPC).
         """
-        if self._name is None:
+        if self._connector is None:
             return None
         method_bytes = method.encode()
         header = _REQUEST.pack(len(method_bytes), len(self._token),

@@ -12,6 +12,7 @@ plain TensorFlow calls (see `grpc_client.PeerFeatures`):
   RunGraphStreamed, /dev/shm feeds and fetches, PushTensorStream, RecvTensorStream
                             -> plain RunGraph with every tensor inside the messages
   GetServerDef              -> the target's MasterService (TensorFlow's `GrpcSession`)
+  GetStepStreamPort         -> per-step calls over gRPC (no TCP step-call socket)
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ EXTENSION_METHODS = {
     "GetServerDef": "unary_unary",
     "RecvTensorStream": "unary_stream",
     "PushTensorStream": "stream_unary",
+    "GetStepStreamPort": "unary_unary",
 }
 
 GET_STATUS = worker_path("GetStatus")
@@ -66,6 +68,8 @@ RECV_TENSORS = extension_path("RecvTensors")
 GET_SERVER_DEF = extension_path("GetServerDef")
 RECV_TENSOR_STREAM = extension_path("RecvTensorStream")
 PUSH_TENSOR_STREAM = extension_path("PushTensorStream")
+# The TCP port of the task's step-call socket (`tcp_stream`): raw ASCII digits, or empty.
+GET_STEP_STREAM_PORT = extension_path("GetStepStreamPort")
 # Served on the same-host socket only (`step_stream`): never a gRPC method.
 STREAMED_RUN_GRAPH = extension_path("RunGraphStreamed")
 
