@@ -32,7 +32,8 @@ TF_PACKAGE ?= tensorflow-cpu==2.21.0
 
 $(TF_VENV)/.installed:
 	$(PYTHON) -m venv $(TF_VENV)
-	$(TF_VENV)/bin/python -m pip install --quiet $(TF_PACKAGE) && touch $@ || \
+	@echo "installing $(TF_PACKAGE) into $(TF_VENV) (the interop tier's reference)"
+	@$(TF_VENV)/bin/python -m pip install --quiet $(TF_PACKAGE) && touch $@ || \
 	  echo "!!!! INTEROP: could not install $(TF_PACKAGE); interop tests will be SKIPPED !!!!"
 
 interop: bytecode
