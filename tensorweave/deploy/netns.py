@@ -104,6 +104,9 @@ class Hosts:
         self.remove()
 
     def _create(self) -> None:
+        # NOTE: a blackhole behind the bridge's route: should the bridge go away first, no
+        # packet for these addresses may follow the default route off this machine.
+        _ip("route", "add", "blackhole", f"{SUBNET_PREFIX}.{self.net}.0/24", "metric", "1000")
         _ip("link", "add", self.bridge, "type", "bridge")
         _ip("addr", "add", f"{self.root_address}/24", "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")
@@ -122,11 +125,13 @@ class Hosts:
 
         The pairs go first and explicitly: a namespace's deletion frees its links only once
         the kernel drops its last reference, so a `Hosts` made right after (same names)
-        could find them still there."""
+        could find them still there. The blackhole route goes last."""
         for i, name in enumerate(self.names):
             subprocess.run(["ip", "link", "delete", f"tw{self.net}v{i}"], capture_output=True)
             subprocess.run(["ip", "netns", "delete", name], capture_output=True)
         subprocess.run(["ip", "link", "delete", self.bridge], capture_output=True)
+        subprocess.run(["ip", "route", "delete", "blackhole", f"{SUBNET_PREFIX}.{self.net}.0/24",
+                        "metric", "1000"], capture_output=True)
 
 
 def host_count(layout: str, num_ps: int, num_workers: int) -> int:

@@ -56,8 +56,13 @@ def partitioned_link():
         _ip("netns", "exec", ns, "ip", "addr", "add", f"{ps_ip}/30", "dev", ns_if)
         _ip("netns", "exec", ns, "ip", "link", "set", ns_if, "up")
         _ip("netns", "exec", ns, "ip", "link", "set", "lo", "up")
+        # NOTE: while the link is down its connected route is gone; without this the
+        # workers' packets to the ps would follow the default route off this machine.
+        _ip("route", "add", "blackhole", f"10.231.{tag}.0/30", "metric", "1000")
         yield ns, host_if, host_ip, ps_ip
     finally:
+        subprocess.run(["ip", "route", "del", "blackhole", f"10.231.{tag}.0/30", "metric", "1000"],
+                       capture_output=True, timeout=10)
         subprocess.run(["ip", "link", "del", host_if], capture_output=True, timeout=10)
         subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
 
