@@ -124,7 +124,9 @@ def test_tensorflow_ps_with_tensorweave_workers_trains_digits(tf_python):
                                   stderr=subprocess.STDOUT, text=True) for i in range(2)]
         outs = _wait_all(procs, 400)
     records = [_last_json(out) for out in outs]
-    assert max(r["global_step"] for r in records) >= 300, records
+    # NOTE: a worker's last global-step read may miss the other worker's final increment,
+    # so the steps done are counted from the workers' own counts (as the other case does).
+    assert sum(r["local_steps"] for r in records) >= 300, records
     assert all(r["test_accuracy"] >= 0.95 for r in records), records
 
 
