@@ -30,8 +30,18 @@ _FOOTER = struct.Struct("<I")
 
 def masked_crc32c(data: bytes) -> int:
     """TensorFlow's masked CRC32C of `data` (rotate right by 15, add a constant)."""
-    crc = google_crc32c.value(data)
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+    return mask(google_crc32c.value(data))
+
+
+def mask(crc: int) -> int:
+    """Masks a CRC32C as TensorFlow stores it (`crc32c::Mask`)."""
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def unmask(masked: int) -> int:
+    """Inverse of `mask` (`crc32c::Unmask`)."""
+    rot = (masked - _MASK_DELTA) & 0xFFFFFFFF
+    return ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
 
 
 class TFRecordCompressionType(enum.IntEnum):
@@ -230,14 +240,14 @@ def iter_records_at(data: bytes, path: str = "", offset: int = 0) -> Iterator[tu
         if offset + 12 > end:
             raise _loss(path, offset, "truncated record header")
         length, length_crc = unpack(data, offset)
-        if _mask(crc(data[offset : offset + 8])) != length_crc:
+        if mask(crc(data[offset : offset + 8])) != length_crc:
             raise _loss(path, offset, "corrupted record length (checksum mismatch)")
         start = offset + 12
         stop = start + length
         if stop + 4 > end:
             raise _loss(path, offset, f"truncated record of {length} bytes")
         record = data[start:stop]
-        if _mask(crc(record)) != _FOOTER.unpack_from(data, stop)[0]:
+        if mask(crc(record)) != _FOOTER.unpack_from(data, stop)[0]:
             raise _loss(path, offset, "corrupted record data (checksum mismatch)")
         yield offset, record
         offset = stop + 4
@@ -259,20 +269,16 @@ def split_records(data: bytes, path: str = "") -> list[bytes]:
         length, length_crc = unpack(data, offset)
         start = offset + 12
         stop = start + length
-        if _mask(crc(data[offset:offset + 8])) != length_crc:
+        if mask(crc(data[offset:offset + 8])) != length_crc:
             raise _loss(path, offset, "corrupted record length (checksum mismatch)")
         if stop + 4 > end:
             raise _loss(path, offset, f"truncated record of {length} bytes")
         record = data[start:stop]
-        if _mask(crc(record)) != footer(data, stop)[0]:
+        if mask(crc(record)) != footer(data, stop)[0]:
             raise _loss(path, offset, "corrupted record data (checksum mismatch)")
         append(record)
         offset = stop + 4
     return out
-
-
-def _mask(crc: int) -> int:
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
 def _loss(path: str, offset: int, what: str) -> errors.DataLossError:

@@ -22,31 +22,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable, Sequence
 
-import google_crc32c
-
 from tensorweave import errors
+from tensorweave.framework.record_io import mask, masked_crc32c, unmask  # noqa: F401  (also for tensor_bundle)
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_BYTES = 48
 BLOCK_BYTES = 4096
 RESTART_INTERVAL = 16
-_MASK_DELTA = 0xA282EAD8
-
-
-def masked_crc32c(data: bytes) -> int:
-    """TensorFlow's masked CRC32C of `data` (`crc32c::Mask(crc32c::Value(data))`)."""
-    return mask(google_crc32c.value(data))
-
-
-def mask(crc: int) -> int:
-    """Masks a CRC32C as TensorFlow stores it (rotate right 15 bits, add a constant)."""
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
-
-
-def unmask(masked: int) -> int:
-    """Inverse of `mask`."""
-    rot = (masked - _MASK_DELTA) & 0xFFFFFFFF
-    return ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
 
 
 def put_varint(out: bytearray, value: int) -> None:
