@@ -10,31 +10,57 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
   device_filters=["/job:ps", "/job:worker/task:I"], operation_timeout_in_ms=120000))`;
   the chief runs `global_variables_initializer`, the others wait until
   `report_uninitialized_variables` is empty; then `sess.run(train_op, feed_dict)` in a loop.
-* (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...)`
-  around the same loop (what `examples/trainer.py` does).
+* (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...,
+  recovery_wait_secs=0.2)` around the same loop (what `examples/trainer.py` does; with
+  TensorFlow's 30 s the non-chief's first readiness poll would come after the chief ended).
 * (c) `supervisor`: `tf.train.Supervisor(is_chief=..., logdir=<temp dir>)` and
   `sv.managed_session(server.target)` around the same loop (`mnist_replica.py`'s layout;
   the chief's checkpoint and summary services run on their default 600 s / 120 s timers).
 
-A worker's rate is its steps per second after its first `--warmup` steps; `aggregate` is
-the sum over workers (they run concurrently for nearly all of their steps), `scaling` the
-2-worker aggregate over the 1-worker one. Also in the JSON: the final test accuracy of each
-worker, the core count and the load average before the run (figures measured on a busy
-machine are not final).
+A worker's rate is its steps per second after its first `--warmup` steps; after the
+warm-up every worker waits at a start line (a file per worker in a directory this script
+makes) so that the measured windows start together. `aggregate` is the sum of the workers'
+rates, `scaling` the 2-worker aggregate over the 1-worker one. That sum is the cluster's
+rate only while the windows coincide: a worker that starts late or ends early runs part of
+its window alone, faster, and the sum overstates the cluster (up to W times the 1-worker
+rate with no overlap at all). So each worker also reads the global step at both ends of its
+window: `global_steps_per_sec` is the cluster's rate (every worker's steps) during a
+worker's window, averaged over the workers, and `overlap` is the time all windows coincide
+over the time any runs (1.0: the sum is exact).
+
+Also in the JSON: the final test accuracy of each worker, the core count, the load average
+before the run (figures measured on a busy machine are not final), and the CPU a step
+costs, the figure to compare on a busy machine (wall-clock rates move with whatever else
+runs, CPU time much less): `cpu_ms_per_step_by_worker` (each worker process's user +
+system CPU over its measured steps), `ps_cpu_ms_per_global_step` (the ps process's CPU
+over a worker's window, from `/proc/<pid>/stat`, over the global steps made meanwhile) and
+`total_cpu_ms_per_global_step` (their sum: what the cluster pays per step; 2 cores fully
+used give about 2000 / it steps/s).
+
+Same-run A/B: `--rounds N` runs every configuration N times, in turn within each round
+(so slow spells of a busy machine fall on all of them), and `medians` gives each
+configuration's median figures; `--tree DIR` makes the tasks import tensorweave from
+another checkout, and `--ab DIR` adds that checkout as a second variant of every
+configuration (e.g. `--ab /path/to/main` against this tree).
 
 Run: `python benchmarks/layouts.py [--layouts plain,monitored] [--workers 1,2]
-[--steps 400] [--env-blas1]`.
+[--steps 400] [--env-blas1] [--rounds 3] [--tree DIR] [--ab DIR]`. Linux for the CPU
+figures (/proc); elsewhere they read 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import pathlib
+import shutil
 import signal
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -43,6 +69,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 LAYOUTS = ("plain", "monitored", "supervisor")
+_BARRIER_S = 300.0
 
 
 def _build(tf: Any, task_index: int, cluster: Any) -> dict[str, Any]:
@@ -58,26 +85,84 @@ def _build(tf: Any, task_index: int, cluster: Any) -> dict[str, Any]:
         global_step = tf.train.get_or_create_global_step()
         train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
         correct = tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32)
-        return {"x": x, "y": y, "train_op": train_op, "accuracy": tf.reduce_mean(correct)}
+        return {"x": x, "y": y, "train_op": train_op, "global_step": global_step,
+                "accuracy": tf.reduce_mean(correct)}
 
 
-def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int) -> dict:
+def _proc_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of process `pid` (0.0 without /proc or a pid)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Probe:
+    """How a worker measures: the ps's pid (its CPU), and the start line all workers wait
+    at after their warm-up (`barrier`: a directory where each leaves `ready-<i>`), so
+    that the measured windows coincide."""
+
+    ps_pid: int | None = None
+    barrier: str | None = None
+    workers: int = 1
+
+    def line_up(self, index: int) -> None:
+        """Marks worker `index` ready and waits (bounded) until every worker is."""
+        if self.barrier is None:
+            return
+        pathlib.Path(self.barrier, f"ready-{index}").touch()
+        deadline = time.monotonic() + _BARRIER_S
+        while len(os.listdir(self.barrier)) < self.workers:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"not every worker was ready within {_BARRIER_S} s")
+            time.sleep(0.001)
+
+
+class _Window:
+    """CPU and global-step counts over the measured steps (this process and the ps)."""
+
+    def __init__(self, sess: Any, model: dict[str, Any], ps_pid: int | None) -> None:
+        self.sess, self.model, self.ps_pid = sess, model, ps_pid
+        self.global_step = int(sess.run(model["global_step"]))
+        self.ps_cpu = _proc_cpu_s(ps_pid)
+        times = os.times()
+        self.cpu, self.wall = times.user + times.system, time.perf_counter()
+
+    def figures(self, steps: int) -> dict[str, float]:
+        wall = time.perf_counter() - self.wall
+        times = os.times()
+        cpu = times.user + times.system - self.cpu
+        ps_cpu = _proc_cpu_s(self.ps_pid) - self.ps_cpu
+        global_steps = int(self.sess.run(self.model["global_step"])) - self.global_step
+        end = time.time()
+        return {"steps_per_sec": steps / wall, "global_steps_per_sec": global_steps / wall,
+                "window_unix": [end - wall, end], "cpu_ms_per_step": 1e3 * cpu / steps,
+                "ps_cpu_ms_per_global_step": 1e3 * ps_cpu / max(global_steps, 1)}
+
+
+def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
+          probe: _Probe) -> dict:
     import digits_data
 
     data = digits_data.load_digits_split()
     batches = digits_data.minibatches(data.x_train, data.y_train, 128, seed)
-    start = time.perf_counter()
+    window = None
     for step in range(steps):
         if step == warmup:
-            start = time.perf_counter()
+            probe.line_up(seed)
+            window = _Window(sess, model, probe.ps_pid)
         bx, by = next(batches)
         sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
-    rate = (steps - warmup) / (time.perf_counter() - start)
+    record = window.figures(steps - warmup) if window else {}
     acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
-    return {"steps_per_sec": rate, "test_accuracy": float(acc)}
+    return {**record, "test_accuracy": float(acc)}
 
 
-def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int) -> dict:
+def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
+               probe: _Probe = _Probe()) -> dict:
     """One worker task of `layout`; returns its record."""
     import tensorweave as tf
 
@@ -92,20 +177,21 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int) 
             else:
                 while len(sess.run(tf.report_uninitialized_variables())):
                     time.sleep(0.2)
-            record = _loop(sess, model, steps, warmup, index)
+            record = _loop(sess, model, steps, warmup, index, probe)
     elif layout == "supervisor":
-        import tempfile
-
         sv = tf.train.Supervisor(is_chief=index == 0, logdir=tempfile.mkdtemp(),
                                  recovery_wait_secs=0.2)
         with sv.managed_session(server.target, config=config) as sess:
-            record = _loop(sess, model, steps, warmup, index)
+            record = _loop(sess, model, steps, warmup, index, probe)
     else:
+        # NOTE: recovery_wait_secs is tensorweave's (TensorFlow's non-chief polls every
+        # 30 s); the Supervisor layout above polls as often.
         with tf.train.MonitoredTrainingSession(
                 master=server.target, is_chief=index == 0, config=config,
                 save_checkpoint_secs=None, save_summaries_steps=None,
-                save_summaries_secs=None, log_step_count_steps=None) as sess:
-            record = _loop(sess, model, steps, warmup, index)
+                save_summaries_secs=None, log_step_count_steps=None,
+                recovery_wait_secs=0.2) as sess:
+            record = _loop(sess, model, steps, warmup, index, probe)
     server.stop()
     return {"task_index": index, **record}
 
@@ -119,26 +205,30 @@ def _free_ports(n: int) -> list[int]:
     return sorted(ports)
 
 
-def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bool) -> dict:
-    """Starts 1 ps + `workers` worker processes; returns the layout's figures."""
+def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bool,
+               tree: pathlib.Path = ROOT) -> dict:
+    """Starts 1 ps + `workers` worker processes importing tensorweave from `tree`; returns
+    the layout's figures."""
     ports = _free_ports(1 + workers)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"],
                "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS}
     if env_blas1:
         env.update({k: "1" for k in BLAS_VARS})
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
 
-    def spawn(job: str, index: int) -> subprocess.Popen:
+    def spawn(job: str, index: int, *extra: str) -> subprocess.Popen:
         argv = [sys.executable, __file__, "--role", job, "--task", str(index), "--cluster",
                 json.dumps(cluster), "--layouts", layout, "--steps", str(steps),
-                "--warmup", str(warmup)]
+                "--warmup", str(warmup), *extra]
         return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
 
     load = os.getloadavg()[0]
+    barrier = tempfile.mkdtemp(prefix="layouts-barrier-")
     ps = spawn("ps", 0)
-    procs = [spawn("worker", i) for i in range(workers)]
+    procs = [spawn("worker", i, "--ps-pid", str(ps.pid), "--barrier", barrier)
+             for i in range(workers)]
     try:
         records = []
         for proc in procs:
@@ -152,11 +242,63 @@ def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bo
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        shutil.rmtree(barrier, ignore_errors=True)
+    return _summary(layout, workers, records, load, tree)
+
+
+def _summary(layout: str, workers: int, records: list[dict], load: float,
+             tree: pathlib.Path) -> dict:
     rates = [r["steps_per_sec"] for r in records]
-    return {"layout": layout, "workers": workers, "aggregate_steps_per_sec": sum(rates),
-            "steps_per_sec_by_worker": rates,
+    cpu = [r["cpu_ms_per_step"] for r in records]
+    ps_cpu = statistics.mean(r["ps_cpu_ms_per_global_step"] for r in records)
+    # Each global step is one worker's step: its CPU weighted by that worker's share.
+    worker_cpu = sum(c * r for c, r in zip(cpu, rates)) / sum(rates)
+    windows = [r["window_unix"] for r in records]
+    together = min(w[1] for w in windows) - max(w[0] for w in windows)
+    span = max(w[1] for w in windows) - min(w[0] for w in windows)
+    return {"layout": layout, "workers": workers, "tree": str(tree),
+            "aggregate_steps_per_sec": round(sum(rates), 1),
+            "global_steps_per_sec": round(statistics.mean(
+                r["global_steps_per_sec"] for r in records), 1),
+            "overlap": round(max(together, 0.0) / span, 3),
+            "steps_per_sec_by_worker": [round(r, 1) for r in rates],
+            "cpu_ms_per_step_by_worker": [round(c, 3) for c in cpu],
+            "ps_cpu_ms_per_global_step": round(ps_cpu, 3),
+            "total_cpu_ms_per_global_step": round(worker_cpu + ps_cpu, 3),
             "test_accuracy_by_worker": [r["test_accuracy"] for r in records],
-            "load_avg_1m_before": load}
+            "load_avg_1m_before": round(load, 2)}
+
+
+def _medians(runs: list[dict]) -> dict:
+    keys = ("aggregate_steps_per_sec", "global_steps_per_sec", "overlap",
+            "total_cpu_ms_per_global_step",
+            "ps_cpu_ms_per_global_step", "load_avg_1m_before")
+    return {k: round(statistics.median(r[k] for r in runs), 3) for k in keys}
+
+
+def _measure(args: argparse.Namespace) -> dict:
+    """Every layout, worker count and tree (`--tree`, `--ab`), `--rounds` times; each
+    round runs every configuration once, in turn, so slow spells of a busy machine fall
+    on all of them. Per configuration the median figures (`medians`)."""
+    trees = [str(pathlib.Path(t).resolve()) for t in [args.tree, args.ab] if t]
+    configs = [(layout, int(w), tree) for layout in args.layouts.split(",")
+               for w in args.workers.split(",") for tree in trees]
+    runs: dict[tuple, list[dict]] = {c: [] for c in configs}
+    for _ in range(args.rounds):
+        for layout, w, tree in configs:
+            runs[layout, w, tree].append(run_layout(layout, w, args.steps, args.warmup,
+                                                    args.env_blas1, pathlib.Path(tree)))
+    medians = [{"layout": c[0], "workers": c[1], "tree": c[2], **_medians(rs)}
+               for c, rs in runs.items()]
+    for entry in medians:
+        one = [e for e in medians if (e["layout"], e["workers"], e["tree"])
+               == (entry["layout"], 1, entry["tree"])]
+        if entry["workers"] == 2 and one:
+            entry["scaling"] = round(entry["aggregate_steps_per_sec"]
+                                     / one[0]["aggregate_steps_per_sec"], 3)
+    return {"cores": len(os.sched_getaffinity(0)), "env_blas1": args.env_blas1,
+            "steps_per_worker": args.steps, "rounds": args.rounds, "medians": medians,
+            "results": [r for rs in runs.values() for r in rs]}
 
 
 def main() -> None:
@@ -166,9 +308,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400, help="steps per worker")
     parser.add_argument("--warmup", type=int, default=20, help="steps left out of the rate")
     parser.add_argument("--env-blas1", action="store_true", help="set the BLAS vars to 1")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each configuration")
+    parser.add_argument("--tree", default=str(ROOT),
+                        help="the checkout whose tensorweave the tasks import")
+    parser.add_argument("--ab", help="another checkout to alternate with --tree")
     parser.add_argument("--role", choices=("ps", "worker"), help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
+    parser.add_argument("--ps-pid", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--barrier", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "ps":
         import tensorweave as tf
@@ -176,21 +324,12 @@ def main() -> None:
         tf.train.Server(json.loads(args.cluster), job_name="ps", task_index=args.task).join()
         return
     if args.role == "worker":
-        record = run_worker(json.loads(args.cluster), args.task, args.layouts, args.steps,
-                            args.warmup)
+        cluster = json.loads(args.cluster)
+        probe = _Probe(args.ps_pid, args.barrier, len(cluster["worker"]))
+        record = run_worker(cluster, args.task, args.layouts, args.steps, args.warmup, probe)
         print(json.dumps(record), flush=True)
         return
-    results = []
-    for layout in args.layouts.split(","):
-        by_workers = {}
-        for w in (int(n) for n in args.workers.split(",")):
-            by_workers[w] = run_layout(layout, w, args.steps, args.warmup, args.env_blas1)
-            results.append(by_workers[w])
-        if 1 in by_workers and 2 in by_workers:
-            by_workers[2]["scaling"] = (by_workers[2]["aggregate_steps_per_sec"]
-                                        / by_workers[1]["aggregate_steps_per_sec"])
-    print(json.dumps({"cores": len(os.sched_getaffinity(0)), "env_blas1": args.env_blas1,
-                      "steps_per_worker": args.steps, "results": results}, indent=1))
+    print(json.dumps(_measure(args), indent=1))
 
 
 if __name__ == "__main__":
