@@ -284,6 +284,3 @@ __all__ = [
     "unsorted_segment_prod",
     "unsorted_segment_sqrt_n",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import segment_grad  # noqa: E402, F401  (registers gradients)
