@@ -105,6 +105,18 @@ def use_resource_default(use_resource: Any) -> bool:
     return _ResourceSwitch.enabled if use_resource is None else bool(use_resource)
 
 
+def _initializer_tensor(g: Any, initial_value: Any, dtype: Any) -> Tensor:
+    """The initial value (called first when callable) as a tensor in the `Initializer` scope."""
+    with g.name_scope("Initializer"), g.device(None):
+        value = initial_value() if callable(initial_value) else initial_value
+        return convert_to_tensor(value, name="initial_value", dtype=dtype)
+
+
+def _check_initial_shape(initial_value: Tensor, validate_shape: bool) -> None:
+    if validate_shape and not initial_value.shape.is_fully_defined():
+        raise ValueError(f"initial_value must have a shape specified: {initial_value}")
+
+
 class Variable:
     """A mutable tensor whose value persists across `Session.run` calls.
 
@@ -162,39 +174,38 @@ class Variable:
         self._constraint = constraint
         self._save_slice_info = None
         self._partition_info = None
+        self._caching_device = caching_device
         if variable_def is not None:
             self._init_from_proto(variable_def, import_scope)
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         collections = _variable_collections(collections, trainable)
-        init_from_fn = callable(initial_value)
-        values = [] if init_from_fn else [initial_value]
+        values = [] if callable(initial_value) else [initial_value]
         g = graph_mod._graph_from_values(values)
         with g.as_default(), graph_mod.name_scope(name, "Variable", values) as scope:
-            if init_from_fn:
-                true_name = scope[:-1]
-                with g._attr_scope({"_class": [f"loc:@{true_name}"]}):
-                    with g.name_scope("Initializer"), g.device(None):
-                        self._initial_value = convert_to_tensor(
-                            initial_value(), name="initial_value", dtype=dtype
-                        )
-                    self._variable = self._make_variable_op(scope, validate_shape)
-            else:
-                self._initial_value = convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype
-                )
-                self._variable = self._make_variable_op(scope, validate_shape)
-            if validate_shape and not self._initial_value.shape.is_fully_defined():
-                raise ValueError(
-                    f"initial_value must have a shape specified: {self._initial_value}"
-                )
-            self._initializer_op = state_ops.assign(
-                self._variable, self._initial_value, validate_shape=validate_shape
-            ).op
-            self._snapshot = self._make_snapshot(g, caching_device)
-        self._caching_device = caching_device
+            self._build(g, scope, initial_value, dtype, validate_shape, caching_device)
         g.add_to_collections(collections, self)
+
+    def _build(
+        self, g: Any, scope: str, initial_value: Any, dtype: Any, validate_shape: bool,
+        caching_device: Any,
+    ) -> None:
+        """Adds the variable's ops under name scope `scope` (the kind-specific part of init)."""
+        if callable(initial_value):
+            with g._attr_scope({"_class": [f"loc:@{scope[:-1]}"]}):
+                self._initial_value = _initializer_tensor(g, initial_value, dtype)
+                self._variable = self._make_variable_op(scope, validate_shape)
+        else:
+            self._initial_value = convert_to_tensor(
+                initial_value, name="initial_value", dtype=dtype
+            )
+            self._variable = self._make_variable_op(scope, validate_shape)
+        _check_initial_shape(self._initial_value, validate_shape)
+        self._initializer_op = state_ops.assign(
+            self._variable, self._initial_value, validate_shape=validate_shape
+        ).op
+        self._snapshot = self._make_snapshot(g, caching_device)
 
     def _make_snapshot(self, g: Any, caching_device: Any) -> Tensor:
         """The `read` identity: on `caching_device` when given, else with the variable."""
