@@ -112,7 +112,7 @@ class Iterator:
         for t, s in zip(flat, st.flatten(self._shapes)):
             if t.shape.ndims is None and s.ndims is not None:
                 t._shape = s
-        return st.pack_as(self._types, flat)
+        return st.with_sparse_tensors(st.pack_as(self._types, flat))
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string [] handle to feed to `from_string_handle` iterators."""
