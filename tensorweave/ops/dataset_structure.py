@@ -272,6 +272,34 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
 
+class ElementStructure:
+    """The `output_*` / `element_spec` properties of datasets and iterators, from the
+    `_types` and `_shapes` structures the subclass sets."""
+
+    _types: Any
+    _shapes: Any
+
+    @property
+    def output_types(self) -> Any:
+        """The structure of component `DType`s."""
+        return self._types
+
+    @property
+    def output_shapes(self) -> Any:
+        """The structure of component static `TensorShape`s."""
+        return self._shapes
+
+    @property
+    def output_classes(self) -> Any:
+        """The structure of component classes (`tf.Tensor`)."""
+        return map_structure(lambda _: Tensor, self._types)
+
+    @property
+    def element_spec(self) -> Any:
+        """The structure of (shape, dtype) `TensorSpec`s."""
+        return map_structure(TensorSpec, self._shapes, self._types)
+
+
 def attrs(types: Any, shapes: Any) -> dict[str, Any]:
     """The `output_types` / `output_shapes` attrs of a dataset or iterator op."""
     return {"output_types": flatten(types), "output_shapes": flatten(shapes)}

@@ -283,6 +283,14 @@ class Variable:
         session.run(self._initializer_op, {self._initial_value: value})
 
     # -------------------------------------------------------------- updating
+    def _ref_update(self, fn: Any, value: Any, use_locking: bool, name: Any, read_value: bool):
+        t = fn(self._variable, value, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def _ref_scatter(self, fn: Any, sparse_delta: Any, use_locking: bool, name: Any) -> Any:
+        return fn(self._variable, sparse_delta.indices, sparse_delta.values,
+                  use_locking=use_locking, name=name)
+
     def assign(
         self,
         value: Any,
@@ -291,8 +299,7 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `Assign` op setting the variable to `value`."""
-        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign, value, use_locking, name, read_value)
 
     def assign_add(
         self,
@@ -302,8 +309,7 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `AssignAdd` op adding `delta`."""
-        t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign_add, delta, use_locking, name, read_value)
 
     def assign_sub(
         self,
@@ -313,38 +319,19 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `AssignSub` op subtracting `delta`."""
-        t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign_sub, delta, use_locking, name, read_value)
 
     def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterSub` of an `IndexedSlices` delta."""
-        return state_ops.scatter_sub(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
     def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterAdd` of an `IndexedSlices` delta."""
-        return state_ops.scatter_add(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
 
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterUpdate` of an `IndexedSlices` delta."""
-        return state_ops.scatter_update(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
     # ----------------------------------------------------------- serialization
     def to_proto(self, export_scope: str | None = None) -> Any:
