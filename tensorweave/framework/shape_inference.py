@@ -7,6 +7,7 @@ array ops whose outputs follow from static inputs, as TensorFlow's C++ shape inf
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -126,46 +127,33 @@ def static_value(tensor: Any) -> np.ndarray | None:
             if x is None or tensor.shape.ndims is None or not tensor.shape.is_fully_defined():
                 return None
             return x.reshape(tensor.shape.as_list())
-        if t == "Pack":
-            vals = [static_value(x) for x in op.inputs]
-            if any(v is None for v in vals):
-                return None
-            return np.stack(vals, axis=op.get_attr("axis"))
-        if t == "ConcatV2":
-            vals = [static_value(x) for x in op.inputs]
-            if any(v is None for v in vals):
-                return None
-            return np.concatenate(vals[:-1], axis=int(vals[-1]))
         if t == "StridedSlice":
             return _static_strided_slice(op)
-        if t == "Slice":
-            x, begin, size = (static_value(v) for v in op.inputs)
-            if x is None or begin is None or size is None:
-                return None
-            index = tuple(
-                slice(int(b), None if int(s) == -1 else int(b) + int(s))
-                for b, s in zip(begin, size)
-            )
-            return x[index]
-        if t == "GatherV2":
-            p, i, a = (static_value(v) for v in op.inputs)
-            if p is None or i is None or a is None:
-                return None
-            return np.take(p, i, axis=int(a))
-        if t == "Range":
-            s, lim, d = (static_value(v) for v in op.inputs)
-            if s is None or lim is None or d is None:
-                return None
-            dt = op.get_attr("Tidx").as_numpy_dtype
-            return np.arange(s, lim, d).astype(dt)
-        if t == "Transpose":
-            x, perm = (static_value(v) for v in op.inputs)
-            if x is None or perm is None:
-                return None
-            return np.transpose(x, perm)
+        fold = _FOLD_STATIC_INPUTS.get(t)
+        if fold is None:
+            return None
+        values = [static_value(x) for x in op.inputs]
+        if any(v is None for v in values):
+            return None
+        return fold(op, values)
     except (ValueError, IndexError, TypeError):
         return None
-    return None
+
+
+def _static_slice(x: np.ndarray, begin: np.ndarray, size: np.ndarray) -> np.ndarray:
+    return x[tuple(slice(int(b), None if int(s) == -1 else int(b) + int(s))
+                   for b, s in zip(begin, size))]
+
+
+# The ops `static_value` folds once all their inputs are static: NumPy on those values.
+_FOLD_STATIC_INPUTS: dict[str, Callable[[Operation, list[np.ndarray]], np.ndarray]] = {
+    "Pack": lambda op, v: np.stack(v, axis=op.get_attr("axis")),
+    "ConcatV2": lambda op, v: np.concatenate(v[:-1], axis=int(v[-1])),
+    "Slice": lambda op, v: _static_slice(*v),
+    "GatherV2": lambda op, v: np.take(v[0], v[1], axis=int(v[2])),
+    "Range": lambda op, v: np.arange(*v).astype(op.get_attr("Tidx").as_numpy_dtype),
+    "Transpose": lambda op, v: np.transpose(v[0], v[1]),
+}
 
 
 def _static_strided_slice(op: Operation) -> np.ndarray | None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes, limits
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.varint import get_varint
 from tensorweave.protos import tensor_pb2
 
 # dtype name -> (TensorProto repeated field for element values)
@@ -210,16 +211,10 @@ def decode_string_list(content: bytes, n: int) -> np.ndarray:
     """
     lengths, pos = [], 0
     for _ in range(n):
-        value = shift = 0
-        while True:
-            if pos >= len(content) or shift > 28:
-                raise ValueError(f"string tensor_content too short for {n} lengths")
-            b = content[pos]
-            pos += 1
-            value |= (b & 0x7F) << shift
-            if b < 0x80:
-                break
-            shift += 7
+        try:
+            value, pos = get_varint(content, pos, max_bits=32)
+        except ValueError:
+            raise ValueError(f"string tensor_content too short for {n} lengths") from None
         lengths.append(value)
     if pos + sum(lengths) != len(content):
         raise ValueError(f"string tensor_content of {len(content)} bytes does not hold {n} strings")

@@ -24,37 +24,12 @@ from collections.abc import Iterable, Sequence
 
 from tensorweave import errors
 from tensorweave.framework.record_io import mask, masked_crc32c, unmask  # noqa: F401  (also for tensor_bundle)
+from tensorweave.framework.varint import get_varint, put_varint
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_BYTES = 48
 BLOCK_BYTES = 4096
 RESTART_INTERVAL = 16
-
-
-def put_varint(out: bytearray, value: int) -> None:
-    """Appends `value` (>= 0) as a little-endian base-128 varint."""
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def get_varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """Reads a varint at `pos`; returns (value, next position).
-
-    Raises:
-      ValueError: for a truncated or over-long varint.
-    """
-    result = shift = 0
-    while True:
-        if pos >= len(buf) or shift > 63:
-            raise ValueError("truncated varint")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
 
 
 def _block(entries: Sequence[tuple[bytes, bytes]], interval: int) -> bytes:

@@ -30,6 +30,7 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave.framework import dtypes
+from tensorweave.framework.varint import get_varint, put_varint
 from tensorweave.kernels import sstable
 from tensorweave.protos import tensor_bundle_pb2, tensor_shape_pb2, tensor_slice_pb2
 
@@ -142,7 +143,7 @@ def _encode_strings(shape: list[int], items: list[bytes]) -> tuple[dict[str, Any
     lengths = bytearray()
     crc = 0
     for s in items:
-        sstable.put_varint(lengths, len(s))
+        put_varint(lengths, len(s))
         fmt = "<I" if len(s) <= _UINT32_MAX else "<Q"
         crc = google_crc32c.extend(crc, struct.pack(fmt, len(s)))
     length_crc = struct.pack("<I", sstable.mask(crc))
@@ -189,7 +190,7 @@ def _decode_strings(name: str, shape: tuple, data: bytes, path: str) -> tuple[np
     lengths, pos, crc = [], 0, 0
     try:
         for _ in range(count):
-            n, pos = sstable.get_varint(data, pos)
+            n, pos = get_varint(data, pos)
             lengths.append(n)
             crc = google_crc32c.extend(crc, struct.pack("<I" if n <= _UINT32_MAX else "<Q", n))
     except ValueError:

@@ -277,6 +277,3 @@ __all__ = [
     "sparse_matmul",
     "where_v2",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import array_misc_grad  # noqa: E402, F401  (registers gradients)

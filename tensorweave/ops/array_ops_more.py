@@ -391,6 +391,3 @@ __all__ = [
     "unique_with_counts",
     "unravel_index",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import array_more_grad  # noqa: E402, F401  (registers gradients)

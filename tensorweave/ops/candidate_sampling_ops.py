@@ -23,9 +23,9 @@ def _seeds(seed: Any) -> dict[str, int]:
     return {"seed": s1 or 0, "seed2": s2 or 0}
 
 
-def _sampler(op_type: str, true_classes: Any, name: Any, seed: Any, **attrs: Any):
-    out = apply_op(op_type, true_classes=true_classes, name=name, **attrs, **_seeds(seed))
-    return tuple(out)
+def _sampler(op_type: str, seed: Any, **args: Any) -> tuple:
+    """The outputs of `op_type` for a wrapper's arguments (its `locals()`) and `seed`."""
+    return tuple(apply_op(op_type, **args, **_seeds(seed)))
 
 
 def uniform_candidate_sampler(
@@ -45,16 +45,7 @@ def uniform_candidate_sampler(
     Returns:
       `(sampled_candidates, true_expected_count, sampled_expected_count)`.
     """
-    return _sampler(
-        "UniformCandidateSampler",
-        true_classes,
-        name,
-        seed,
-        num_true=num_true,
-        num_sampled=num_sampled,
-        unique=unique,
-        range_max=range_max,
-    )
+    return _sampler("UniformCandidateSampler", **locals())
 
 
 def log_uniform_candidate_sampler(
@@ -65,16 +56,7 @@ def log_uniform_candidate_sampler(
     Follows `tf.nn.log_uniform_candidate_sampler`; arguments as
     `uniform_candidate_sampler`.
     """
-    return _sampler(
-        "LogUniformCandidateSampler",
-        true_classes,
-        name,
-        seed,
-        num_true=num_true,
-        num_sampled=num_sampled,
-        unique=unique,
-        range_max=range_max,
-    )
+    return _sampler("LogUniformCandidateSampler", **locals())
 
 
 def learned_unigram_candidate_sampler(
@@ -85,16 +67,7 @@ def learned_unigram_candidate_sampler(
     Follows `tf.nn.learned_unigram_candidate_sampler`; the counts live in the op's kernel
     and restart with each session.
     """
-    return _sampler(
-        "LearnedUnigramCandidateSampler",
-        true_classes,
-        name,
-        seed,
-        num_true=num_true,
-        num_sampled=num_sampled,
-        unique=unique,
-        range_max=range_max,
-    )
+    return _sampler("LearnedUnigramCandidateSampler", **locals())
 
 
 def fixed_unigram_candidate_sampler(
@@ -119,22 +92,8 @@ def fixed_unigram_candidate_sampler(
     `num_reserved_ids` ids have weight 0; with `num_shards`, only ids with
     `id % num_shards == shard` are drawn.
     """
-    return _sampler(
-        "FixedUnigramCandidateSampler",
-        true_classes,
-        name,
-        seed,
-        num_true=num_true,
-        num_sampled=num_sampled,
-        unique=unique,
-        range_max=range_max,
-        vocab_file=vocab_file,
-        distortion=distortion,
-        num_reserved_ids=num_reserved_ids,
-        num_shards=num_shards,
-        shard=shard,
-        unigrams=list(unigrams),
-    )
+    unigrams = list(unigrams)
+    return _sampler("FixedUnigramCandidateSampler", **locals())
 
 
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
@@ -142,15 +101,7 @@ def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None
 
     Follows `tf.nn.all_candidate_sampler`.
     """
-    return _sampler(
-        "AllCandidateSampler",
-        true_classes,
-        name,
-        seed,
-        num_true=num_true,
-        num_sampled=num_sampled,
-        unique=unique,
-    )
+    return _sampler("AllCandidateSampler", **locals())
 
 
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
@@ -160,16 +111,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
       `(indices int32 [n], ids int64 [n], weights float32 [n])`: the example, the position
       in `sampled_candidates` and `-FLOAT_MAX` for each hit, in the order of the true classes.
     """
-    return tuple(
-        apply_op(
-            "ComputeAccidentalHits",
-            true_classes=true_classes,
-            sampled_candidates=sampled_candidates,
-            num_true=num_true,
-            name=name,
-            **_seeds(seed),
-        )
-    )
+    return _sampler("ComputeAccidentalHits", **locals())
 
 
 __all__ = [

@@ -155,6 +155,3 @@ __all__ = [
     "to_complex128",
     "to_complex64",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import complex_grad  # noqa: E402, F401  (registers gradients)

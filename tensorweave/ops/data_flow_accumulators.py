@@ -41,6 +41,20 @@ def _int64(value: Any) -> Any:
     return t if t.dtype.base_dtype == dtypes_mod.int64 else cast(t, dtypes_mod.int64)
 
 
+def _accumulator_op(
+    op_type: str, dtype: Any, shape: Any, shared_name: str | None, name: str, reduction_type: str
+) -> Any:
+    """The handle of a new (Sparse)ConditionalAccumulator op."""
+    return apply_op(
+        op_type,
+        dtype=dtypes_mod.as_dtype(dtype),
+        shape=TensorShape(shape),
+        shared_name=shared_name or "",
+        name=name,
+        reduction_type=reduction_type,
+    )
+
+
 class ConditionalAccumulatorBase:
     """What dense and sparse accumulators share (follows `ConditionalAccumulatorBase`).
 
@@ -111,13 +125,8 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         name: str = "conditional_accumulator",
         reduction_type: str = "MEAN",
     ):
-        ref = apply_op(
-            "ConditionalAccumulator",
-            dtype=dtypes_mod.as_dtype(dtype),
-            shape=TensorShape(shape),
-            shared_name=shared_name or "",
-            name=name,
-            reduction_type=reduction_type,
+        ref = _accumulator_op(
+            "ConditionalAccumulator", dtype, shape, shared_name, name, reduction_type
         )
         super().__init__(dtype, shape, ref)
 
@@ -175,13 +184,8 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         name: str = "sparse_conditional_accumulator",
         reduction_type: str = "MEAN",
     ):
-        ref = apply_op(
-            "SparseConditionalAccumulator",
-            dtype=dtypes_mod.as_dtype(dtype),
-            shape=TensorShape(shape),
-            shared_name=shared_name or "",
-            name=name,
-            reduction_type=reduction_type,
+        ref = _accumulator_op(
+            "SparseConditionalAccumulator", dtype, shape, shared_name, name, reduction_type
         )
         super().__init__(dtype, shape, ref)
 

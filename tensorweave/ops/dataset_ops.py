@@ -64,7 +64,7 @@ class ThreadingOptions:
         self.private_threadpool_size = None
 
 
-class DatasetBase:
+class DatasetBase(st.ElementStructure):
     """The transformations of a pipeline of elements; `dataset_sources.DatasetBase` adds
     the sources (`tf.compat.v1.data.Dataset`). Transformations return `_plain_class()`."""
 
@@ -73,26 +73,6 @@ class DatasetBase:
         self._types = output_types
         self._shapes = output_shapes
 
-    # ----------------------------------------------------------- structure
-    @property
-    def output_types(self) -> Any:
-        """The structure of component `DType`s."""
-        return self._types
-
-    @property
-    def output_shapes(self) -> Any:
-        """The structure of component static `TensorShape`s."""
-        return self._shapes
-
-    @property
-    def output_classes(self) -> Any:
-        """The structure of component classes (`tf.Tensor`)."""
-        return st.map_structure(lambda _: Tensor, self._types)
-
-    @property
-    def element_spec(self) -> Any:
-        """The structure of (shape, dtype) `TensorSpec`-like pairs."""
-        return st.map_structure(TensorSpec, self._shapes, self._types)
 
     @classmethod
     def _plain_class(cls) -> type:

@@ -1,7 +1,11 @@
 """Element structures and function tracing for `tf.data`.
 
 Structures follow `tf.data`: tuples (and namedtuples) and dicts (keys in sorted order) nest;
-anything else, lists included, is one component. A function given to `map`, `filter`,
+anything else, lists included, is one component. A `SparseTensor` element travels as
+its three component tensors (a `SparseComponents` triple in the structure) and is rebuilt on
+the way out, so a `map` function returning `parse_single_example`'s `VarLenFeature`s works
+(batching sparse elements into a higher-rank `SparseTensor`, as TensorFlow does, is not
+supported). A function given to `map`, `filter`,
 `flat_map`, ... is traced once into a `FuncGraph`; tensors of enclosing graphs that it
 uses are captured as extra arguments (`other_arguments`), as TensorFlow's `FuncGraph`
 does. The body is stored as a text `GraphDef` (see `framework.op_defs.dataset`).
@@ -10,13 +14,14 @@ does. The body is stored as a text `GraphDef` (see `framework.op_defs.dataset`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from tensorweave.framework import dtypes as dtypes_lib
 from tensorweave.framework import function_runtime
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.graph_io import graph_to_graph_def, node_def_of
 from tensorweave.framework.operation import Tensor
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import array_ops
@@ -24,6 +29,15 @@ from tensorweave.protos import graph_pb2
 
 
 # ------------------------------------------------------------------ nest
+class SparseComponents(NamedTuple):
+    """A `SparseTensor`'s place in an element structure: its three components (or their
+    dtypes / shapes)."""
+
+    indices: Any
+    values: Any
+    dense_shape: Any
+
+
 def is_nested(x: Any) -> bool:
     """True for tuples and dicts (the structures of `tf.data` elements)."""
     return isinstance(x, tuple | dict)
@@ -59,6 +73,18 @@ def pack_as(structure: Any, flat: list[Any]) -> Any:
         return next(it)
 
     return build(structure)
+
+
+def with_sparse_tensors(x: Any) -> Any:
+    """`x` (a structure of tensors) with each `SparseComponents` rebuilt as a `SparseTensor`."""
+    if isinstance(x, SparseComponents):
+        return SparseTensor(*x)
+    if isinstance(x, dict):
+        return {k: with_sparse_tensors(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        values = [with_sparse_tensors(v) for v in x]
+        return type(x)(*values) if hasattr(x, "_fields") else tuple(values)
+    return x
 
 
 def map_structure(fn: Callable[..., Any], *structures: Any) -> Any:
@@ -154,7 +180,7 @@ def trace(fn: Callable[..., Any], input_types: Any, input_shapes: Any, name: str
         flat_types, flat_shapes = flatten(input_types), flatten(input_shapes)
         args = [array_ops.placeholder(t, s, name=f"args_{i}")
                 for i, (t, s) in enumerate(zip(flat_types, flat_shapes))]
-        element = pack_as(input_types, args)
+        element = with_sparse_tensors(pack_as(input_types, args))
         if type(element) is tuple:
             result = fn(*element)
         else:
@@ -176,7 +202,20 @@ def trace(fn: Callable[..., Any], input_types: Any, input_shapes: Any, name: str
 def _to_tensors(result: Any) -> Any:
     if isinstance(result, list):
         result = convert_to_tensor(result)
+    result = _sparse_as_components(result)
     return map_structure(lambda x: x if isinstance(x, Tensor) else convert_to_tensor(x), result)
+
+
+def _sparse_as_components(x: Any) -> Any:
+    """`x` with every `SparseTensor` replaced by the `SparseComponents` of its tensors."""
+    if isinstance(x, SparseTensor):
+        return SparseComponents(x.indices, x.values, x.dense_shape)
+    if isinstance(x, dict):
+        return {k: _sparse_as_components(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        values = [_sparse_as_components(v) for v in x]
+        return type(x)(*values) if hasattr(x, "_fields") else tuple(values)
+    return x
 
 
 def extract_body(tensor: Tensor) -> str:
@@ -231,6 +270,34 @@ class TensorSpec:
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+
+class ElementStructure:
+    """The `output_*` / `element_spec` properties of datasets and iterators, from the
+    `_types` and `_shapes` structures the subclass sets."""
+
+    _types: Any
+    _shapes: Any
+
+    @property
+    def output_types(self) -> Any:
+        """The structure of component `DType`s."""
+        return self._types
+
+    @property
+    def output_shapes(self) -> Any:
+        """The structure of component static `TensorShape`s."""
+        return self._shapes
+
+    @property
+    def output_classes(self) -> Any:
+        """The structure of component classes (`tf.Tensor`)."""
+        return map_structure(lambda _: Tensor, self._types)
+
+    @property
+    def element_spec(self) -> Any:
+        """The structure of (shape, dtype) `TensorSpec`s."""
+        return map_structure(TensorSpec, self._shapes, self._types)
 
 
 def attrs(types: Any, shapes: Any) -> dict[str, Any]:

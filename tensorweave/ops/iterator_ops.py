@@ -22,7 +22,7 @@ def _compatible(a: Any, b: Any) -> bool:
     return a.ndims is None or b.ndims is None or a.is_compatible_with(b)
 
 
-class Iterator:
+class Iterator(st.ElementStructure):
     """Reads the elements of a dataset (`tf.compat.v1.data.Iterator`)."""
 
     def __init__(self, iterator_resource: Tensor, initializer: Any, output_types: Any,
@@ -65,25 +65,6 @@ class Iterator:
             raise ValueError("Iterator does not have an initializer.")
         return self._initializer
 
-    @property
-    def output_types(self) -> Any:
-        """The structure of component dtypes."""
-        return self._types
-
-    @property
-    def output_shapes(self) -> Any:
-        """The structure of component static shapes."""
-        return self._shapes
-
-    @property
-    def output_classes(self) -> Any:
-        """The structure of component classes."""
-        return st.map_structure(lambda _: Tensor, self._types)
-
-    @property
-    def element_spec(self) -> Any:
-        """The structure of `TensorSpec`s."""
-        return st.map_structure(st.TensorSpec, self._shapes, self._types)
 
     def make_initializer(self, dataset: Any, name: str | None = None) -> Any:
         """A `MakeIterator` op that restarts this iterator on `dataset`.
@@ -112,7 +93,7 @@ class Iterator:
         for t, s in zip(flat, st.flatten(self._shapes)):
             if t.shape.ndims is None and s.ndims is not None:
                 t._shape = s
-        return st.pack_as(self._types, flat)
+        return st.with_sparse_tensors(st.pack_as(self._types, flat))
 
     def string_handle(self, name: str | None = None) -> Tensor:
         """A string [] handle to feed to `from_string_handle` iterators."""

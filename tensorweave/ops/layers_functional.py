@@ -13,8 +13,9 @@ from tensorweave.ops import layers_conv as conv
 _ZEROS = init_ops.zeros_initializer()
 
 
-def _apply(cls: Any, inputs: Any, name: Any, reuse: Any, **kwargs: Any) -> Any:
-    return cls(name=name, _reuse=reuse, _scope=name, **kwargs).apply(inputs)
+def _apply(cls: Any, inputs: Any, name: Any, reuse: Any, **config: Any) -> Any:
+    """Builds layer `cls` from a functional wrapper's arguments (its `locals()`) and calls it."""
+    return cls(name=name, _reuse=reuse, _scope=name, **config).apply(inputs)
 
 
 def conv1d(
@@ -39,28 +40,7 @@ def conv1d(
     reuse=None,
 ):
     """A 1-D convolution layer (follows `tf.layers.conv1d`); see `Conv1D`."""
-    return _apply(
-        conv.Conv1D,
-        inputs,
-        name,
-        reuse,
-        filters=filters,
-        kernel_size=kernel_size,
-        strides=strides,
-        padding=padding,
-        data_format=data_format,
-        dilation_rate=dilation_rate,
-        activation=activation,
-        use_bias=use_bias,
-        kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer,
-        kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint,
-        trainable=trainable,
-    )
+    return _apply(conv.Conv1D, **locals())
 
 
 def conv3d(
@@ -85,82 +65,7 @@ def conv3d(
     reuse=None,
 ):
     """A 3-D convolution layer (follows `tf.layers.conv3d`); see `Conv3D`."""
-    return _apply(
-        conv.Conv3D,
-        inputs,
-        name,
-        reuse,
-        filters=filters,
-        kernel_size=kernel_size,
-        strides=strides,
-        padding=padding,
-        data_format=data_format,
-        dilation_rate=dilation_rate,
-        activation=activation,
-        use_bias=use_bias,
-        kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer,
-        kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint,
-        trainable=trainable,
-    )
-
-
-def _separable(
-    cls,
-    inputs,
-    filters,
-    kernel_size,
-    strides,
-    padding,
-    data_format,
-    dilation_rate,
-    depth_multiplier,
-    activation,
-    use_bias,
-    depthwise_initializer,
-    pointwise_initializer,
-    bias_initializer,
-    depthwise_regularizer,
-    pointwise_regularizer,
-    bias_regularizer,
-    activity_regularizer,
-    depthwise_constraint,
-    pointwise_constraint,
-    bias_constraint,
-    trainable,
-    name,
-    reuse,
-):
-    return _apply(
-        cls,
-        inputs,
-        name,
-        reuse,
-        filters=filters,
-        kernel_size=kernel_size,
-        strides=strides,
-        padding=padding,
-        data_format=data_format,
-        dilation_rate=dilation_rate,
-        depth_multiplier=depth_multiplier,
-        activation=activation,
-        use_bias=use_bias,
-        depthwise_initializer=depthwise_initializer,
-        pointwise_initializer=pointwise_initializer,
-        bias_initializer=bias_initializer,
-        depthwise_regularizer=depthwise_regularizer,
-        pointwise_regularizer=pointwise_regularizer,
-        bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer,
-        depthwise_constraint=depthwise_constraint,
-        pointwise_constraint=pointwise_constraint,
-        bias_constraint=bias_constraint,
-        trainable=trainable,
-    )
+    return _apply(conv.Conv3D, **locals())
 
 
 def separable_conv1d(
@@ -189,32 +94,7 @@ def separable_conv1d(
     reuse=None,
 ):
     """A depthwise-separable 1-D convolution layer (`tf.layers.separable_conv1d`)."""
-    return _separable(
-        conv.SeparableConv1D,
-        inputs,
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        depth_multiplier,
-        activation,
-        use_bias,
-        depthwise_initializer,
-        pointwise_initializer,
-        bias_initializer,
-        depthwise_regularizer,
-        pointwise_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        depthwise_constraint,
-        pointwise_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        reuse,
-    )
+    return _apply(conv.SeparableConv1D, **locals())
 
 
 def separable_conv2d(
@@ -243,76 +123,7 @@ def separable_conv2d(
     reuse=None,
 ):
     """A depthwise-separable 2-D convolution layer (`tf.layers.separable_conv2d`)."""
-    return _separable(
-        conv.SeparableConv2D,
-        inputs,
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        depth_multiplier,
-        activation,
-        use_bias,
-        depthwise_initializer,
-        pointwise_initializer,
-        bias_initializer,
-        depthwise_regularizer,
-        pointwise_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        depthwise_constraint,
-        pointwise_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        reuse,
-    )
-
-
-def _transpose(
-    cls,
-    inputs,
-    filters,
-    kernel_size,
-    strides,
-    padding,
-    data_format,
-    activation,
-    use_bias,
-    kernel_initializer,
-    bias_initializer,
-    kernel_regularizer,
-    bias_regularizer,
-    activity_regularizer,
-    kernel_constraint,
-    bias_constraint,
-    trainable,
-    name,
-    reuse,
-):
-    return _apply(
-        cls,
-        inputs,
-        name,
-        reuse,
-        filters=filters,
-        kernel_size=kernel_size,
-        strides=strides,
-        padding=padding,
-        data_format=data_format,
-        activation=activation,
-        use_bias=use_bias,
-        kernel_initializer=kernel_initializer,
-        bias_initializer=bias_initializer,
-        kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer,
-        activity_regularizer=activity_regularizer,
-        kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint,
-        trainable=trainable,
-    )
+    return _apply(conv.SeparableConv2D, **locals())
 
 
 def conv2d_transpose(
@@ -336,27 +147,7 @@ def conv2d_transpose(
     reuse=None,
 ):
     """A transposed 2-D convolution layer (follows `tf.layers.conv2d_transpose`)."""
-    return _transpose(
-        conv.Conv2DTranspose,
-        inputs,
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        reuse,
-    )
+    return _apply(conv.Conv2DTranspose, **locals())
 
 
 def conv3d_transpose(
@@ -380,27 +171,7 @@ def conv3d_transpose(
     reuse=None,
 ):
     """A transposed 3-D convolution layer (follows `tf.layers.conv3d_transpose`)."""
-    return _transpose(
-        conv.Conv3DTranspose,
-        inputs,
-        filters,
-        kernel_size,
-        strides,
-        padding,
-        data_format,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
-        trainable,
-        name,
-        reuse,
-    )
+    return _apply(conv.Conv3DTranspose, **locals())
 
 
 __all__ = [

@@ -285,6 +285,3 @@ __all__ = [
     "self_adjoint_eigvals",
     "svd",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import linalg_grad  # noqa: E402, F401  (registers gradients)

@@ -14,7 +14,7 @@ from tensorweave.ops.losses_impl import (
     _as_float_pair,
     _check_args,
     add_loss,
-    compute_weighted_loss,
+    pointwise_loss,
 )
 from tensorweave.ops.variables import GraphKeys
 
@@ -55,12 +55,14 @@ def cosine_distance(
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify 'axis'.")
-    _check_args(labels, predictions)
-    with graph_mod.name_scope(scope, "cosine_distance_loss", (predictions, labels, weights)) as s:
-        labels, predictions = _as_float_pair(labels, predictions)
-        radial = math_ops.multiply(predictions, labels)
-        losses = 1.0 - math_ops.reduce_sum(radial, axis=(axis,), keepdims=True)
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+
+    def loss(z: Tensor, p: Tensor) -> Tensor:
+        return 1.0 - math_ops.reduce_sum(math_ops.multiply(p, z), axis=(axis,), keepdims=True)
+
+    return pointwise_loss(
+        "cosine_distance_loss", loss, labels, predictions, weights, scope, loss_collection,
+        reduction,
+    )
 
 
 def huber_loss(
@@ -80,17 +82,19 @@ def huber_loss(
     Raises:
       ValueError: for None inputs or incompatible shapes.
     """
-    _check_args(labels, predictions)
-    with graph_mod.name_scope(scope, "huber_loss", (predictions, labels, weights)) as s:
-        labels, predictions = _as_float_pair(labels, predictions)
-        abs_error = math_ops.abs(math_ops.subtract(predictions, labels))
+
+    def loss(z: Tensor, p: Tensor) -> Tensor:
+        abs_error = math_ops.abs(math_ops.subtract(p, z))
         quadratic = math_ops.minimum(abs_error, delta)
         linear = math_ops.subtract(abs_error, quadratic)
-        losses = math_ops.add(
+        return math_ops.add(
             math_ops.multiply(0.5, math_ops.multiply(quadratic, quadratic)),
             math_ops.multiply(delta, linear),
         )
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+
+    return pointwise_loss(
+        "huber_loss", loss, labels, predictions, weights, scope, loss_collection, reduction
+    )
 
 
 def _present_per_batch(diffs: Tensor, weights: Tensor, axis: list[int]) -> Tensor:

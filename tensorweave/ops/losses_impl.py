@@ -9,6 +9,7 @@ also checks at run time; here an incompatible run-time shape fails in the `Mul`)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensorweave.framework import dtypes
@@ -167,6 +168,30 @@ def _as_float_pair(labels: Any, predictions: Any) -> tuple[Tensor, Tensor]:
 
 
 # --------------------------------------------------------------------- losses
+def pointwise_loss(
+    default_name: str,
+    loss_fn: Callable[[Tensor, Tensor], Tensor],
+    labels: Any,
+    predictions: Any,
+    weights: Any,
+    scope: str | None,
+    loss_collection: str | None,
+    reduction: str,
+    what: str = "predictions",
+) -> Tensor:
+    """`compute_weighted_loss` of `loss_fn(labels, predictions)` on float32 inputs, in name
+    scope `scope` (default `default_name`): the skeleton of the `tf.losses` functions.
+
+    Raises:
+      ValueError: for None inputs (naming `what`) or incompatible shapes.
+    """
+    _check_args(labels, predictions, what)
+    with graph_mod.name_scope(scope, default_name, [predictions, labels, weights]) as s:
+        labels, predictions = _as_float_pair(labels, predictions)
+        losses = loss_fn(labels, predictions)
+        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+
+
 def absolute_difference(
     labels: Any,
     predictions: Any,
@@ -180,11 +205,10 @@ def absolute_difference(
     Raises:
       ValueError: for None inputs or incompatible shapes.
     """
-    _check_args(labels, predictions)
-    with graph_mod.name_scope(scope, "absolute_difference", [predictions, labels, weights]) as s:
-        labels, predictions = _as_float_pair(labels, predictions)
-        losses = math_ops.abs(math_ops.subtract(predictions, labels))
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+    return pointwise_loss(
+        "absolute_difference", lambda z, p: math_ops.abs(math_ops.subtract(p, z)),
+        labels, predictions, weights, scope, loss_collection, reduction,
+    )
 
 
 def mean_squared_error(
@@ -211,11 +235,10 @@ def mean_squared_error(
     Raises:
       ValueError: for None inputs or incompatible shapes.
     """
-    _check_args(labels, predictions)
-    with graph_mod.name_scope(scope, "mean_squared_error", [predictions, labels, weights]) as s:
-        labels, predictions = _as_float_pair(labels, predictions)
-        losses = math_ops.squared_difference(predictions, labels)
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+    return pointwise_loss(
+        "mean_squared_error", lambda z, p: math_ops.squared_difference(p, z),
+        labels, predictions, weights, scope, loss_collection, reduction,
+    )
 
 
 def log_loss(
@@ -232,13 +255,15 @@ def log_loss(
     Raises:
       ValueError: for None inputs or incompatible shapes.
     """
-    _check_args(labels, predictions)
-    with graph_mod.name_scope(scope, "log_loss", [predictions, labels, weights]) as s:
-        labels, predictions = _as_float_pair(labels, predictions)
-        losses = -math_ops.multiply(
-            labels, math_ops.log(predictions + epsilon)
-        ) - math_ops.multiply((1 - labels), math_ops.log(1 - predictions + epsilon))
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+
+    def loss(z: Tensor, p: Tensor) -> Tensor:
+        return -math_ops.multiply(z, math_ops.log(p + epsilon)) - math_ops.multiply(
+            (1 - z), math_ops.log(1 - p + epsilon)
+        )
+
+    return pointwise_loss(
+        "log_loss", loss, labels, predictions, weights, scope, loss_collection, reduction
+    )
 
 
 def hinge_loss(
@@ -254,13 +279,15 @@ def hinge_loss(
     Raises:
       ValueError: for None inputs or incompatible shapes.
     """
-    _check_args(labels, logits, "logits")
-    with graph_mod.name_scope(scope, "hinge_loss", [logits, labels, weights]) as s:
-        labels, logits = _as_float_pair(labels, logits)
-        all_ones = array_ops.ones_like(labels)
-        signed = math_ops.subtract(2 * labels, all_ones)
-        losses = nn_ops.relu(math_ops.subtract(all_ones, math_ops.multiply(signed, logits)))
-        return compute_weighted_loss(losses, weights, s, loss_collection, reduction=reduction)
+
+    def loss(z: Tensor, x: Tensor) -> Tensor:
+        all_ones = array_ops.ones_like(z)
+        signed = math_ops.subtract(2 * z, all_ones)
+        return nn_ops.relu(math_ops.subtract(all_ones, math_ops.multiply(signed, x)))
+
+    return pointwise_loss(
+        "hinge_loss", loss, labels, logits, weights, scope, loss_collection, reduction, "logits"
+    )
 
 
 def sigmoid_cross_entropy(

@@ -194,6 +194,3 @@ __all__ = [
     "matrix_transpose",
     "trace",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import matrix_grad  # noqa: E402, F401  (registers gradients)

@@ -266,6 +266,19 @@ def recall_at_thresholds(
     )
 
 
+def _at_threshold_metric(
+    default_name: str, compute: Any, labels: Any, predictions: Any, weights: Any,
+    num_thresholds: int, collections: tuple, name: str | None,
+) -> Pair:
+    """`compute(counts, op_name)` on the confusion counts at `num_thresholds` thresholds:
+    the value from the accumulated counts, the update op from the updated ones."""
+    with vs.variable_scope(name, default_name, (predictions, labels, weights)):
+        points = _default_thresholds(num_thresholds)
+        values, updates = confusion_matrix_at_thresholds(labels, predictions, points, weights)
+        value, update = compute(values, "value"), compute(updates, "update_op")
+        return _finish(value, update, *collections)
+
+
 def _check_rate(name: str, value: float) -> None:
     if value < 0 or value > 1:
         raise ValueError(f"`{name}` must be in the range [0, 1]. Currently, `{name}` got {value}.")
@@ -289,20 +302,19 @@ def sensitivity_at_specificity(
       ValueError: if `specificity` is outside [0, 1].
     """
     _check_rate("specificity", specificity)
-    with vs.variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
-        points = _default_thresholds(num_thresholds)
-        values, updates = confusion_matrix_at_thresholds(labels, predictions, points, weights)
 
-        def compute(c: dict[str, Tensor], op_name: str) -> Tensor:
-            tp, fn, tn, fp = (c[k] for k in _ALL)
-            specificities = math_ops.truediv(tn, tn + fp + _KEPSILON)
-            index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
-            index = math_ops.cast(index, dtypes.int32)
-            tp_i, fn_i = array_ops.gather(tp, index), array_ops.gather(fn, index)
-            return math_ops.truediv(tp_i, tp_i + fn_i + _KEPSILON, name=op_name)
+    def compute(c: dict[str, Tensor], op_name: str) -> Tensor:
+        tp, fn, tn, fp = (c[k] for k in _ALL)
+        specificities = math_ops.truediv(tn, tn + fp + _KEPSILON)
+        index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
+        index = math_ops.cast(index, dtypes.int32)
+        tp_i, fn_i = array_ops.gather(tp, index), array_ops.gather(fn, index)
+        return math_ops.truediv(tp_i, tp_i + fn_i + _KEPSILON, name=op_name)
 
-        value, update = compute(values, "value"), compute(updates, "update_op")
-        return _finish(value, update, metrics_collections, updates_collections)
+    return _at_threshold_metric(
+        "sensitivity_at_specificity", compute, labels, predictions, weights, num_thresholds,
+        (metrics_collections, updates_collections), name,
+    )
 
 
 def specificity_at_sensitivity(
@@ -323,22 +335,21 @@ def specificity_at_sensitivity(
       ValueError: if `sensitivity` is outside [0, 1].
     """
     _check_rate("sensitivity", sensitivity)
-    with vs.variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
-        points = _default_thresholds(num_thresholds)
-        values, updates = confusion_matrix_at_thresholds(labels, predictions, points, weights)
 
-        def compute(c: dict[str, Tensor], op_name: str) -> Tensor:
-            tp, fn, tn, fp = (c[k] for k in _ALL)
-            distance = math_ops.abs(math_ops.truediv(tp, tp + fn + _KEPSILON) - sensitivity)
-            at_min = math_ops.cast(
-                math_ops.equal(distance, math_ops.reduce_min(distance)), dtypes.int64
-            )
-            index = math_ops.cast(math_ops.argmax(math_ops.cumsum(at_min), 0), dtypes.int32)
-            tn_i, fp_i = array_ops.gather(tn, index), array_ops.gather(fp, index)
-            return math_ops.truediv(tn_i, tn_i + fp_i + _KEPSILON, name=op_name)
+    def compute(c: dict[str, Tensor], op_name: str) -> Tensor:
+        tp, fn, tn, fp = (c[k] for k in _ALL)
+        distance = math_ops.abs(math_ops.truediv(tp, tp + fn + _KEPSILON) - sensitivity)
+        at_min = math_ops.cast(
+            math_ops.equal(distance, math_ops.reduce_min(distance)), dtypes.int64
+        )
+        index = math_ops.cast(math_ops.argmax(math_ops.cumsum(at_min), 0), dtypes.int32)
+        tn_i, fp_i = array_ops.gather(tn, index), array_ops.gather(fp, index)
+        return math_ops.truediv(tn_i, tn_i + fp_i + _KEPSILON, name=op_name)
 
-        value, update = compute(values, "value"), compute(updates, "update_op")
-        return _finish(value, update, metrics_collections, updates_collections)
+    return _at_threshold_metric(
+        "specificity_at_sensitivity", compute, labels, predictions, weights, num_thresholds,
+        (metrics_collections, updates_collections), name,
+    )
 
 
 __all__ = [

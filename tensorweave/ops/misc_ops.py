@@ -169,6 +169,3 @@ __all__ = [
     "timestamp",
     "to_bfloat16",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import misc_grad  # noqa: E402, F401  (registers gradients)

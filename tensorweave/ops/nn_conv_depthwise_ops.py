@@ -383,5 +383,3 @@ __all__ = [
     "max_pool_with_argmax",
     "separable_conv2d",
 ]
-
-from tensorweave.ops import nn_conv_nd_grad  # noqa: E402, F401, I001  (registers gradients)

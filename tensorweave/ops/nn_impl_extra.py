@@ -179,5 +179,3 @@ __all__ = [
     "silu",
     "swish",
 ]
-
-from tensorweave.ops import nn_extra_grad  # noqa: E402, F401, I001  (registers gradients)

@@ -473,5 +473,3 @@ __all__ = [
     "space_to_depth",
     "with_space_to_batch",
 ]
-
-from tensorweave.ops import nn_misc_grad  # noqa: E402, F401, I001  (registers gradients)

@@ -297,5 +297,3 @@ __all__ = [
     "sufficient_statistics",
     "weighted_moments",
 ]
-
-from tensorweave.ops import nn_extra_grad  # noqa: E402, F401, I001  (registers gradients)

@@ -146,20 +146,7 @@ def nce_loss(
       float `[batch_size]`: the sum over true and sampled classes of the sigmoid
       cross-entropies.
     """
-    logits, labels = _compute_sampled_logits(
-        weights,
-        biases,
-        labels,
-        inputs,
-        num_sampled,
-        num_classes,
-        num_true=num_true,
-        sampled_values=sampled_values,
-        subtract_log_q=True,
-        remove_accidental_hits=remove_accidental_hits,
-        partition_strategy=partition_strategy,
-        name=name,
-    )
+    logits, labels = _compute_sampled_logits(subtract_log_q=True, **locals())
     losses = nn_impl.sigmoid_cross_entropy_with_logits(
         labels=labels, logits=logits, name="sampled_losses"
     )
@@ -188,21 +175,7 @@ def sampled_softmax_loss(
     Returns:
       float `[batch_size]` losses.
     """
-    logits, labels = _compute_sampled_logits(
-        weights,
-        biases,
-        labels,
-        inputs,
-        num_sampled,
-        num_classes,
-        num_true=num_true,
-        sampled_values=sampled_values,
-        subtract_log_q=True,
-        remove_accidental_hits=remove_accidental_hits,
-        partition_strategy=partition_strategy,
-        name=name,
-        seed=seed,
-    )
+    logits, labels = _compute_sampled_logits(subtract_log_q=True, **locals())
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
     return nn_impl.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 

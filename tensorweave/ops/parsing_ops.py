@@ -2,16 +2,15 @@
 `parse_single_sequence_example`, the feature specs, `decode_raw` and `decode_csv`
 (TensorFlow's `python/ops/parsing_ops.py`).
 
-NOTE: there is no `tf.SparseTensor` yet; `VarLenFeature`s parse to a `SparseParts`
-named tuple `(indices, values, dense_shape)` with TensorFlow's values (indices int64
-[N, rank], values [N], dense_shape int64 [rank]), to be replaced by `SparseTensor` when it
-lands.
+`VarLenFeature`s parse to a `tf.SparseTensor` (indices int64 [N, rank], values [N],
+dense_shape int64 [rank]), as in TensorFlow; `Session.run` fetches it as a
+`SparseTensorValue`.
 """
 
 from __future__ import annotations
 
 import collections
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from tensorweave.framework import dtypes as dtypes_lib
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import op_defs  # noqa: F401  (registers the parsing ops)
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import constant_op
@@ -28,14 +28,6 @@ for _op in ("ParseExample", "ParseSingleExample", "ParseSingleSequenceExample",
             "ParseSequenceExample", "DecodeRaw",
             "DecodeCSV"):
     no_gradient(_op)
-
-
-class SparseParts(NamedTuple):
-    """The three tensors of a sparse feature (a stand-in for `tf.SparseTensor`)."""
-
-    indices: Any
-    values: Any
-    dense_shape: Any
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
@@ -134,7 +126,7 @@ def _assemble(outputs: list[Any], sparse: list, dense: list) -> dict[str, Any]:
     n = len(sparse)
     result: dict[str, Any] = {}
     for i, (key, _) in enumerate(sparse):
-        result[key] = SparseParts(outputs[i], outputs[n + i], outputs[2 * n + i])
+        result[key] = SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i])
     for i, (key, *_) in enumerate(dense):
         result[key] = outputs[3 * n + i]
     return result
@@ -152,7 +144,7 @@ def parse_example(serialized: Any, features: dict[str, Any], name: str | None = 
       example_names: optional string [batch], names used in error messages.
 
     Returns:
-      key -> dense Tensor [batch] + shape, or `SparseParts` (indices int64 [N, 2]) for
+      key -> dense Tensor [batch] + shape, or `SparseTensor` (indices int64 [N, 2]) for
       `VarLenFeature`s.
 
     Raises:
@@ -198,7 +190,7 @@ def parse_single_example(serialized: Any, features: dict[str, Any], name: str | 
       example_names: ignored (TensorFlow uses it in error messages).
 
     Returns:
-      key -> dense Tensor of the feature's shape, or `SparseParts` (indices int64 [N, 1]).
+      key -> dense Tensor of the feature's shape, or `SparseTensor` (indices int64 [N, 1]).
 
     Raises:
       ValueError: for an invalid spec. At run time `InvalidArgumentError` naming the key.

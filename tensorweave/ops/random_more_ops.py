@@ -190,6 +190,3 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
 
 
 __all__ = ["random_crop", "random_gamma", "random_poisson"]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import random_more_grad  # noqa: E402, F401  (registers gradients)

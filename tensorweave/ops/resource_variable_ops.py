@@ -137,61 +137,28 @@ class ResourceVariable(variables.Variable):
 
     _is_resource_variable = True
 
-    def __init__(
-        self,
-        initial_value: Any = None,
-        trainable: bool = True,
-        collections: Any = None,
-        validate_shape: bool = True,
-        caching_device: Any = None,
-        name: str | None = None,
-        variable_def: Any = None,
-        dtype: Any = None,
-        expected_shape: Any = None,
-        import_scope: str | None = None,
-        constraint: Any = None,
-        use_resource: Any = None,
-    ):
-        self._trainable = trainable
-        self._constraint = constraint
-        self._save_slice_info = None
-        self._partition_info = None
-        self._caching_device = caching_device
-        if variable_def is not None:
-            self._init_from_proto(variable_def, import_scope)
-            return
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        collections = variables._variable_collections(collections, trainable)
-        init_from_fn = callable(initial_value)
-        values = [] if init_from_fn else [initial_value]
-        g = graph_mod._graph_from_values(values)
-        with g.as_default(), graph_mod.name_scope(name, "Variable", values) as scope:
-            handle_name = scope[:-1]
-            with g._attr_scope({"_class": [f"loc:@{handle_name}"]}):
-                with g.name_scope("Initializer"), g.device(None):
-                    value = initial_value() if init_from_fn else initial_value
-                    self._initial_value = convert_to_tensor(
-                        value, name="initial_value", dtype=dtype
-                    )
-                if validate_shape and not self._initial_value.shape.is_fully_defined():
-                    raise ValueError(
-                        f"initial_value must have a shape specified: {self._initial_value}"
-                    )
-                self._dtype = self._initial_value.dtype.base_dtype
-                self._shape = self._initial_value.shape if validate_shape else TensorShape(None)
-                self._handle = var_handle_op(
-                    self._dtype, self._shape, shared_name=handle_name, name=scope
-                )
-            with g.name_scope("IsInitialized"):
-                self._is_initialized_op = var_is_initialized_op(self._handle)
-            with g.name_scope("Assign") as assign_scope, g.device(self._handle.device):
-                self._initializer_op = assign_variable_op(
-                    self._handle, self._initial_value, name=assign_scope
-                )
-            with g.name_scope("Read"), g.device(self._handle.device):
-                self._graph_element = read_variable_op(self._handle, self._dtype)
-        g.add_to_collections(collections, self)
+    def _build(
+        self, g: Any, scope: str, initial_value: Any, dtype: Any, validate_shape: bool,
+        caching_device: Any,
+    ) -> None:
+        """Adds `VarHandleOp`, `IsInitialized`, `Assign` and `Read` under name scope `scope`."""
+        handle_name = scope[:-1]
+        with g._attr_scope({"_class": [f"loc:@{handle_name}"]}):
+            self._initial_value = variables._initializer_tensor(g, initial_value, dtype)
+            variables._check_initial_shape(self._initial_value, validate_shape)
+            self._dtype = self._initial_value.dtype.base_dtype
+            self._shape = self._initial_value.shape if validate_shape else TensorShape(None)
+            self._handle = var_handle_op(
+                self._dtype, self._shape, shared_name=handle_name, name=scope
+            )
+        with g.name_scope("IsInitialized"):
+            self._is_initialized_op = var_is_initialized_op(self._handle)
+        with g.name_scope("Assign") as assign_scope, g.device(self._handle.device):
+            self._initializer_op = assign_variable_op(
+                self._handle, self._initial_value, name=assign_scope
+            )
+        with g.name_scope("Read"), g.device(self._handle.device):
+            self._graph_element = read_variable_op(self._handle, self._dtype)
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         g = graph_mod.get_default_graph()

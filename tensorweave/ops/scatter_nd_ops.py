@@ -178,6 +178,3 @@ __all__ = [
     "tensor_scatter_sub",
     "tensor_scatter_update",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import scatter_nd_grad  # noqa: E402, F401  (registers gradients)

@@ -19,29 +19,15 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array_ops, cwise_ops, reduction_ops
 
 
-def _segment(op_type: str, data: Any, segment_ids: Any, name: Any) -> Tensor:
-    return apply_op(op_type, data=data, segment_ids=segment_ids, name=name)
+def _sorted_segment_reduction(op_type: str, tf_name: str, what: str, empty: int) -> Any:
+    """The wrapper of sorted segment reduction `op_type` (`tf.math.<tf_name>`)."""
 
+    def reduction(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, data=data, segment_ids=segment_ids, name=name)
 
-def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Sums of the rows of `data` per segment (follows `tf.math.segment_sum`, op `SegmentSum`).
-
-    Args:
-      data: numeric `Tensor` [d0, ...].
-      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
-      name: op name.
-
-    Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
-
-    Raises:
-      InvalidArgumentError: at run time, for unsorted or negative ids.
-    """
-    return _segment("SegmentSum", data, segment_ids, name)
-
-
-def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Means of the rows of `data` per segment (follows `tf.math.segment_mean`, op `SegmentMean`).
+    reduction.__name__ = reduction.__qualname__ = tf_name
+    reduction.__doc__ = f"""{what} of the rows of `data` per segment (follows `tf.math.{tf_name}`,
+    op `{op_type}`).
 
     Args:
       data: numeric `Tensor` [d0, ...].
@@ -49,63 +35,19 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
       name: op name.
 
     Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
+      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: {empty}).
 
     Raises:
       InvalidArgumentError: at run time, for unsorted or negative ids.
     """
-    return _segment("SegmentMean", data, segment_ids, name)
+    return reduction
 
 
-def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Products of the rows of `data` per segment (`tf.math.segment_prod`, op `SegmentProd`).
-
-    Args:
-      data: numeric `Tensor` [d0, ...].
-      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
-      name: op name.
-
-    Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 1).
-
-    Raises:
-      InvalidArgumentError: at run time, for unsorted or negative ids.
-    """
-    return _segment("SegmentProd", data, segment_ids, name)
-
-
-def segment_max(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Maxima of the rows of `data` per segment (follows `tf.math.segment_max`, op `SegmentMax`).
-
-    Args:
-      data: numeric `Tensor` [d0, ...].
-      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
-      name: op name.
-
-    Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
-
-    Raises:
-      InvalidArgumentError: at run time, for unsorted or negative ids.
-    """
-    return _segment("SegmentMax", data, segment_ids, name)
-
-
-def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    """Minima of the rows of `data` per segment (follows `tf.math.segment_min`, op `SegmentMin`).
-
-    Args:
-      data: numeric `Tensor` [d0, ...].
-      segment_ids: int32/int64 `Tensor` [d0], sorted, values >= 0.
-      name: op name.
-
-    Returns:
-      `Tensor` [max(segment_ids) + 1, ...] of `data`'s dtype (empty segments: 0).
-
-    Raises:
-      InvalidArgumentError: at run time, for unsorted or negative ids.
-    """
-    return _segment("SegmentMin", data, segment_ids, name)
+segment_sum = _sorted_segment_reduction("SegmentSum", "segment_sum", "Sums", 0)
+segment_mean = _sorted_segment_reduction("SegmentMean", "segment_mean", "Means", 0)
+segment_prod = _sorted_segment_reduction("SegmentProd", "segment_prod", "Products", 1)
+segment_max = _sorted_segment_reduction("SegmentMax", "segment_max", "Maxima", 0)
+segment_min = _sorted_segment_reduction("SegmentMin", "segment_min", "Minima", 0)
 
 
 def _unsorted(op_type: str, data: Any, segment_ids: Any, num_segments: Any, name: Any):
@@ -164,11 +106,9 @@ def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: 
       num_segments: int scalar.
       name: op name.
     """
-    with graph_mod.name_scope(name, "UnsortedSegmentMean", [data, segment_ids]):
-        data = convert_to_tensor(data, name="data")
-        total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
-        counts = _segment_counts(segment_ids, num_segments, data.dtype.base_dtype, data)
-        return total / counts
+    return _unsorted_normalized(
+        "UnsortedSegmentMean", lambda counts: counts, data, segment_ids, num_segments, name
+    )
 
 
 def unsorted_segment_sqrt_n(
@@ -176,11 +116,32 @@ def unsorted_segment_sqrt_n(
 ) -> Tensor:
     """Sums per segment divided by `sqrt(max(count, 1))` (follows
     `tf.math.unsorted_segment_sqrt_n`). See `unsorted_segment_mean`."""
-    with graph_mod.name_scope(name, "UnsortedSegmentSqrtN", [data, segment_ids]):
+    return _unsorted_normalized(
+        "UnsortedSegmentSqrtN", cwise_ops.sqrt, data, segment_ids, num_segments, name
+    )
+
+
+def _unsorted_normalized(
+    default_name: str, divisor: Any, data: Any, segment_ids: Any, num_segments: Any, name: Any
+) -> Tensor:
+    """`unsorted_segment_sum` over `divisor(max(count, 1))` per segment."""
+    with graph_mod.name_scope(name, default_name, [data, segment_ids]):
         data = convert_to_tensor(data, name="data")
         total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
         counts = _segment_counts(segment_ids, num_segments, data.dtype.base_dtype, data)
-        return total / cwise_ops.sqrt(counts)
+        return total / divisor(counts)
+
+
+def _sparse_segment(
+    op_type: str, unsorted: Any, data: Any, indices: Any, segment_ids: Any, name: Any,
+    num_segments: Any,
+) -> Tensor:
+    """`op_type`, or `unsorted(gather(data, indices), ...)` when `num_segments` is given (as
+    TensorFlow composes it)."""
+    if num_segments is not None:
+        with graph_mod.name_scope(name, op_type, [data, indices]):
+            return unsorted(array_ops.gather(data, indices), segment_ids, num_segments)
+    return apply_op(op_type, data=data, indices=indices, segment_ids=segment_ids, name=name)
 
 
 def sparse_segment_sum(
@@ -196,26 +157,16 @@ def sparse_segment_sum(
       num_segments: optional int scalar (then the composition with
         `unsorted_segment_sum` is used, as TensorFlow does).
     """
-    if num_segments is not None:
-        with graph_mod.name_scope(name, "SparseSegmentSum", [data, indices]):
-            rows = array_ops.gather(data, indices)
-            return reduction_ops.unsorted_segment_sum(rows, segment_ids, num_segments)
-    return apply_op(
-        "SparseSegmentSum", data=data, indices=indices, segment_ids=segment_ids, name=name
-    )
+    return _sparse_segment("SparseSegmentSum", reduction_ops.unsorted_segment_sum, data,
+                           indices, segment_ids, name, num_segments)
 
 
 def sparse_segment_mean(
     data: Any, indices: Any, segment_ids: Any, name: str | None = None, num_segments: Any = None
 ) -> Tensor:
     """Means of `gather(data, indices)` per segment (follows `tf.sparse.segment_mean`)."""
-    if num_segments is not None:
-        with graph_mod.name_scope(name, "SparseSegmentMean", [data, indices]):
-            return unsorted_segment_mean(array_ops.gather(data, indices), segment_ids,
-                                         num_segments)
-    return apply_op(
-        "SparseSegmentMean", data=data, indices=indices, segment_ids=segment_ids, name=name
-    )
+    return _sparse_segment("SparseSegmentMean", unsorted_segment_mean, data, indices,
+                           segment_ids, name, num_segments)
 
 
 def sparse_segment_sqrt_n(
@@ -223,13 +174,8 @@ def sparse_segment_sqrt_n(
 ) -> Tensor:
     """Sums of `gather(data, indices)` per segment over sqrt(count) (follows
     `tf.sparse.segment_sqrt_n`)."""
-    if num_segments is not None:
-        with graph_mod.name_scope(name, "SparseSegmentSqrtN", [data, indices]):
-            return unsorted_segment_sqrt_n(array_ops.gather(data, indices), segment_ids,
-                                           num_segments)
-    return apply_op(
-        "SparseSegmentSqrtN", data=data, indices=indices, segment_ids=segment_ids, name=name
-    )
+    return _sparse_segment("SparseSegmentSqrtN", unsorted_segment_sqrt_n, data, indices,
+                           segment_ids, name, num_segments)
 
 
 def bincount(
@@ -284,6 +230,3 @@ __all__ = [
     "unsorted_segment_prod",
     "unsorted_segment_sqrt_n",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import segment_grad  # noqa: E402, F401  (registers gradients)

@@ -364,6 +364,3 @@ __all__ = [
     "sparse_to_indicator",
     "sparse_transpose",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import sparse_grad  # noqa: E402, F401  (registers gradients)

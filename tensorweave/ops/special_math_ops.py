@@ -257,6 +257,3 @@ __all__ = [
     "polyval",
     "zeta",
 ]
-
-# NOTE: imported last: the gradient functions use the functions above.
-from tensorweave.ops import special_math_grad  # noqa: E402, F401  (registers gradients)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework import dtypes
+from tensorweave.framework.op_def import get_op_def
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.op_defs.training import APPLY_OP_TYPES
 from tensorweave.ops.gradient_registry import no_gradient
@@ -26,13 +27,19 @@ for _op_type in APPLY_OP_TYPES:
 
 
 # ------------------------------------------------------------------------ wrappers
-def _ref(v: Any) -> Any:
+def variable_ref(v: Any) -> Any:
     """A variable's ref tensor, or a resource variable's handle."""
     return v._ref() if hasattr(v, "_ref") else v
 
 
-def _apply(op_type: str, **inputs: Any) -> Any:
-    """`op_type`, or its `Resource` variant when `var` is a resource handle (no output)."""
+def apply_training_op(op_type: str, args: dict[str, Any]) -> Any:
+    """Adds `op_type` for a `gen_training_ops`-style wrapper's arguments (its `locals()`).
+
+    The op's `Ref(T)` inputs (the variable and its slots, from its definition) take the
+    variables' refs; a resource variable's handle selects the `Resource` variant (no output).
+    """
+    refs = {arg.name for arg in get_op_def(op_type).inputs if arg.is_ref}
+    inputs = {k: variable_ref(v) if k in refs else v for k, v in args.items()}
     var = inputs["var"]
     if getattr(var, "dtype", None) is not None and var.dtype.base_dtype == dtypes.resource:
         op_type = "Resource" + op_type
@@ -58,14 +65,7 @@ def apply_gradient_descent(
       ValueError: for statically incompatible shapes or a non-scalar `alpha`.
       errors.InvalidArgumentError: at run time, "var and delta do not have the same shape".
     """
-    return _apply(
-        "ApplyGradientDescent",
-        var=_ref(var),
-        alpha=alpha,
-        delta=delta,
-        use_locking=use_locking,
-        name=name,
-    )
+    return apply_training_op("ApplyGradientDescent", locals())
 
 
 def apply_momentum(
@@ -83,17 +83,7 @@ def apply_momentum(
     With `use_nesterov`: `var -= lr * grad + lr * momentum * accum`. `var`, `accum`: refs of
     T with one shape; `lr`, `momentum`: T scalars; `grad`: T like `var`.
     """
-    return _apply(
-        "ApplyMomentum",
-        var=_ref(var),
-        accum=_ref(accum),
-        lr=lr,
-        grad=grad,
-        momentum=momentum,
-        use_locking=use_locking,
-        use_nesterov=use_nesterov,
-        name=name,
-    )
+    return apply_training_op("ApplyMomentum", locals())
 
 
 def sparse_apply_momentum(
@@ -111,18 +101,7 @@ def sparse_apply_momentum(
 
     `indices`: int32/int64 [n]; `grad`: T [n, var.shape[1:]].
     """
-    return _apply(
-        "SparseApplyMomentum",
-        var=_ref(var),
-        accum=_ref(accum),
-        lr=lr,
-        grad=grad,
-        indices=indices,
-        momentum=momentum,
-        use_locking=use_locking,
-        use_nesterov=use_nesterov,
-        name=name,
-    )
+    return apply_training_op("SparseApplyMomentum", locals())
 
 
 def apply_adagrad(
@@ -138,16 +117,7 @@ def apply_adagrad(
 
     `update_slots=False` leaves `accum` unchanged.
     """
-    return _apply(
-        "ApplyAdagrad",
-        var=_ref(var),
-        accum=_ref(accum),
-        lr=lr,
-        grad=grad,
-        use_locking=use_locking,
-        update_slots=update_slots,
-        name=name,
-    )
+    return apply_training_op("ApplyAdagrad", locals())
 
 
 def sparse_apply_adagrad(
@@ -161,17 +131,7 @@ def sparse_apply_adagrad(
     name: str | None = None,
 ) -> Any:
     """`apply_adagrad` on the rows `indices` of `var` and `accum` (`sparse_apply_adagrad`)."""
-    return _apply(
-        "SparseApplyAdagrad",
-        var=_ref(var),
-        accum=_ref(accum),
-        lr=lr,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-        update_slots=update_slots,
-        name=name,
-    )
+    return apply_training_op("SparseApplyAdagrad", locals())
 
 
 def apply_adam(
@@ -198,22 +158,7 @@ def apply_adam(
     (Nesterov: `m` replaced by `beta1 * m + (1 - beta1) * grad` in the last line). All
     scalars are T scalars; `m`, `v` are refs shaped like `var`.
     """
-    return _apply(
-        "ApplyAdam",
-        var=_ref(var),
-        m=_ref(m),
-        v=_ref(v),
-        beta1_power=beta1_power,
-        beta2_power=beta2_power,
-        lr=lr,
-        beta1=beta1,
-        beta2=beta2,
-        epsilon=epsilon,
-        grad=grad,
-        use_locking=use_locking,
-        use_nesterov=use_nesterov,
-        name=name,
-    )
+    return apply_training_op("ApplyAdam", locals())
 
 
 def apply_rms_prop(
@@ -233,19 +178,7 @@ def apply_rms_prop(
     `ms += (grad ** 2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms +
     epsilon); var -= mom`.
     """
-    return _apply(
-        "ApplyRMSProp",
-        var=_ref(var),
-        ms=_ref(ms),
-        mom=_ref(mom),
-        lr=lr,
-        rho=rho,
-        momentum=momentum,
-        epsilon=epsilon,
-        grad=grad,
-        use_locking=use_locking,
-        name=name,
-    )
+    return apply_training_op("ApplyRMSProp", locals())
 
 
 def sparse_apply_rms_prop(
@@ -262,20 +195,7 @@ def sparse_apply_rms_prop(
     name: str | None = None,
 ) -> Any:
     """`apply_rms_prop` on the rows `indices` (follows `sparse_apply_rms_prop`)."""
-    return _apply(
-        "SparseApplyRMSProp",
-        var=_ref(var),
-        ms=_ref(ms),
-        mom=_ref(mom),
-        lr=lr,
-        rho=rho,
-        momentum=momentum,
-        epsilon=epsilon,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-        name=name,
-    )
+    return apply_training_op("SparseApplyRMSProp", locals())
 
 
 def apply_centered_rms_prop(
@@ -296,20 +216,7 @@ def apply_centered_rms_prop(
     `mg += (grad - mg) * (1 - rho)`, `ms` as in RMSProp, `mom = mom * momentum + lr * grad /
     sqrt(ms - mg ** 2 + epsilon)`, `var -= mom`.
     """
-    return _apply(
-        "ApplyCenteredRMSProp",
-        var=_ref(var),
-        mg=_ref(mg),
-        ms=_ref(ms),
-        mom=_ref(mom),
-        lr=lr,
-        rho=rho,
-        momentum=momentum,
-        epsilon=epsilon,
-        grad=grad,
-        use_locking=use_locking,
-        name=name,
-    )
+    return apply_training_op("ApplyCenteredRMSProp", locals())
 
 
 def sparse_apply_centered_rms_prop(
@@ -327,21 +234,7 @@ def sparse_apply_centered_rms_prop(
     name: str | None = None,
 ) -> Any:
     """`apply_centered_rms_prop` on the rows `indices` (`sparse_apply_centered_rms_prop`)."""
-    return _apply(
-        "SparseApplyCenteredRMSProp",
-        var=_ref(var),
-        mg=_ref(mg),
-        ms=_ref(ms),
-        mom=_ref(mom),
-        lr=lr,
-        rho=rho,
-        momentum=momentum,
-        epsilon=epsilon,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-        name=name,
-    )
+    return apply_training_op("SparseApplyCenteredRMSProp", locals())
 
 
 # NOTE: like TensorFlow's `gen_training_ops`, none of these is exported at the top level.

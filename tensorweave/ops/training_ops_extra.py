@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave.framework import dtypes
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.op_defs import training_extra as _defs  # noqa: F401
 from tensorweave.ops.gradients_impl import no_gradient
+from tensorweave.ops.training_ops import apply_training_op, variable_ref
 
 for _op in (
     "ApplyAdadelta",
@@ -34,117 +34,46 @@ for _op in (
 no_gradient("SdcaShrinkL1")
 
 
-def _ref(v: Any) -> Any:
-    return v._ref() if hasattr(v, "_ref") else v
-
-
-def _apply(op_type: str, refs: dict[str, Any], name: str | None, **inputs: Any) -> Any:
-    """`op_type`, or its `Resource` variant (no output) for resource variables."""
-    handles = {k: _ref(v) for k, v in refs.items()}
-    if handles["var"].dtype.base_dtype == dtypes.resource:
-        op_type = "Resource" + op_type
-    return apply_op(op_type, **handles, name=name, **inputs)
-
-
 def apply_adadelta(
     var, accum, accum_update, lr, rho, epsilon, grad, use_locking=False, name=None
 ) -> Any:
     """Adadelta: `accum = rho * accum + (1 - rho) * grad**2`;
     `update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad`;
     `accum_update = rho * accum_update + (1 - rho) * update**2`; `var -= lr * update`."""
-    refs = {"var": var, "accum": accum, "accum_update": accum_update}
-    return _apply(
-        "ApplyAdadelta",
-        refs,
-        name,
-        lr=lr,
-        rho=rho,
-        epsilon=epsilon,
-        grad=grad,
-        use_locking=use_locking,
-    )
+    return apply_training_op("ApplyAdadelta", locals())
 
 
 def sparse_apply_adadelta(
     var, accum, accum_update, lr, rho, epsilon, grad, indices, use_locking=False, name=None
 ) -> Any:
     """`apply_adadelta` on the rows `indices`."""
-    refs = {"var": var, "accum": accum, "accum_update": accum_update}
-    return _apply(
-        "SparseApplyAdadelta",
-        refs,
-        name,
-        lr=lr,
-        rho=rho,
-        epsilon=epsilon,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-    )
+    return apply_training_op("SparseApplyAdadelta", locals())
 
 
 def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False, name=None) -> Any:
     """`accum += grad**2`; `prox = var - lr * grad / sqrt(accum)`; then the L1/L2 proximal
     step `sign(prox) * max(|prox| - a * l1, 0) / (1 + a * l2)` with `a = lr / sqrt(accum)`."""
-    return _apply(
-        "ApplyProximalAdagrad",
-        {"var": var, "accum": accum},
-        name,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        grad=grad,
-        use_locking=use_locking,
-    )
+    return apply_training_op("ApplyProximalAdagrad", locals())
 
 
 def sparse_apply_proximal_adagrad(
     var, accum, lr, l1, l2, grad, indices, use_locking=False, name=None
 ) -> Any:
     """`apply_proximal_adagrad` on the rows `indices`."""
-    return _apply(
-        "SparseApplyProximalAdagrad",
-        {"var": var, "accum": accum},
-        name,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-    )
+    return apply_training_op("SparseApplyProximalAdagrad", locals())
 
 
 def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, name=None) -> Any:
     """`prox = var - alpha * delta`; `var = sign(prox) * max(|prox| - alpha * l1, 0) /
     (1 + alpha * l2)`."""
-    return _apply(
-        "ApplyProximalGradientDescent",
-        {"var": var},
-        name,
-        alpha=alpha,
-        l1=l1,
-        l2=l2,
-        delta=delta,
-        use_locking=use_locking,
-    )
+    return apply_training_op("ApplyProximalGradientDescent", locals())
 
 
 def sparse_apply_proximal_gradient_descent(
     var, alpha, l1, l2, grad, indices, use_locking=False, name=None
 ) -> Any:
     """`apply_proximal_gradient_descent` on the rows `indices`."""
-    return _apply(
-        "SparseApplyProximalGradientDescent",
-        {"var": var},
-        name,
-        alpha=alpha,
-        l1=l1,
-        l2=l2,
-        grad=grad,
-        indices=indices,
-        use_locking=use_locking,
-    )
+    return apply_training_op("SparseApplyProximalGradientDescent", locals())
 
 
 def apply_adagrad_da(
@@ -162,22 +91,7 @@ def apply_adagrad_da(
     """Adagrad dual averaging: the accumulators add `grad` and `grad**2`; then
     `var = sign(-g) * max(|g| - l1 * t, 0) * lr / (l2 * t * lr + sqrt(gg))` (`g`, `gg` the
     accumulators, `t` the int64 `global_step`)."""
-    refs = {
-        "var": var,
-        "gradient_accumulator": gradient_accumulator,
-        "gradient_squared_accumulator": gradient_squared_accumulator,
-    }
-    return _apply(
-        "ApplyAdagradDA",
-        refs,
-        name,
-        grad=grad,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        global_step=global_step,
-        use_locking=use_locking,
-    )
+    return apply_training_op("ApplyAdagradDA", locals())
 
 
 def sparse_apply_adagrad_da(
@@ -194,23 +108,7 @@ def sparse_apply_adagrad_da(
     name=None,
 ) -> Any:
     """`apply_adagrad_da` on the rows `indices`."""
-    refs = {
-        "var": var,
-        "gradient_accumulator": gradient_accumulator,
-        "gradient_squared_accumulator": gradient_squared_accumulator,
-    }
-    return _apply(
-        "SparseApplyAdagradDA",
-        refs,
-        name,
-        grad=grad,
-        indices=indices,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        global_step=global_step,
-        use_locking=use_locking,
-    )
+    return apply_training_op("SparseApplyAdagradDA", locals())
 
 
 def apply_ftrl(
@@ -230,18 +128,7 @@ def apply_ftrl(
     `linear += grad - (new_accum**-p - accum**-p) / lr * var`; `var = (l1 * sign(linear) -
     linear) / (new_accum**-p / lr + 2 * l2)` where `|linear| > l1`, else 0 (`p` =
     `lr_power`)."""
-    return _apply(
-        "ApplyFtrl",
-        {"var": var, "accum": accum, "linear": linear},
-        name,
-        grad=grad,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        lr_power=lr_power,
-        use_locking=use_locking,
-        multiply_linear_by_lr=multiply_linear_by_lr,
-    )
+    return apply_training_op("ApplyFtrl", locals())
 
 
 def sparse_apply_ftrl(
@@ -259,19 +146,7 @@ def sparse_apply_ftrl(
     multiply_linear_by_lr=False,
 ) -> Any:
     """`apply_ftrl` on the rows `indices`."""
-    return _apply(
-        "SparseApplyFtrl",
-        {"var": var, "accum": accum, "linear": linear},
-        name,
-        grad=grad,
-        indices=indices,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        lr_power=lr_power,
-        use_locking=use_locking,
-        multiply_linear_by_lr=multiply_linear_by_lr,
-    )
+    return apply_training_op("SparseApplyFtrl", locals())
 
 
 def apply_ftrl_v2(
@@ -290,19 +165,7 @@ def apply_ftrl_v2(
 ) -> Any:
     """`apply_ftrl` with `linear` using `grad + 2 * l2_shrinkage * var` (the accumulator
     still sums the plain `grad**2`)."""
-    return _apply(
-        "ApplyFtrlV2",
-        {"var": var, "accum": accum, "linear": linear},
-        name,
-        grad=grad,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        l2_shrinkage=l2_shrinkage,
-        lr_power=lr_power,
-        use_locking=use_locking,
-        multiply_linear_by_lr=multiply_linear_by_lr,
-    )
+    return apply_training_op("ApplyFtrlV2", locals())
 
 
 def sparse_apply_ftrl_v2(
@@ -321,20 +184,7 @@ def sparse_apply_ftrl_v2(
     multiply_linear_by_lr=False,
 ) -> Any:
     """`apply_ftrl_v2` on the rows `indices`."""
-    return _apply(
-        "SparseApplyFtrlV2",
-        {"var": var, "accum": accum, "linear": linear},
-        name,
-        grad=grad,
-        indices=indices,
-        lr=lr,
-        l1=l1,
-        l2=l2,
-        l2_shrinkage=l2_shrinkage,
-        lr_power=lr_power,
-        use_locking=use_locking,
-        multiply_linear_by_lr=multiply_linear_by_lr,
-    )
+    return apply_training_op("SparseApplyFtrlV2", locals())
 
 
 def sdca_shrink_l1(weights: Any, l1: float, l2: float, name: str | None = None) -> Any:
@@ -342,5 +192,5 @@ def sdca_shrink_l1(weights: Any, l1: float, l2: float, name: str | None = None) 
 
     Follows `tf.train.sdca_shrink_l1` (the `SdcaShrinkL1` op); returns the op.
     """
-    refs = [_ref(w) for w in weights]
+    refs = [variable_ref(w) for w in weights]
     return apply_op("SdcaShrinkL1", weights=refs, l1=l1, l2=l2, name=name)

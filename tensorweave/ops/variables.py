@@ -12,6 +12,7 @@ from typing import Any
 
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework import session_stack
+from tensorweave.framework.graph_keys import GraphKeys
 from tensorweave.framework.operation import Operation, Tensor
 from tensorweave.framework.tensor_conversion import (
     convert_to_tensor,
@@ -20,53 +21,6 @@ from tensorweave.framework.tensor_conversion import (
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops, state_ops
 from tensorweave.protos import variable_pb2
-
-
-class GraphKeys:
-    """Standard collection names (follows `tf.GraphKeys`)."""
-
-    GLOBAL_VARIABLES = "variables"
-    LOCAL_VARIABLES = "local_variables"
-    METRIC_VARIABLES = "metric_variables"
-    MODEL_VARIABLES = "model_variables"
-    TRAINABLE_VARIABLES = "trainable_variables"
-    SUMMARIES = "summaries"
-    QUEUE_RUNNERS = "queue_runners"
-    TABLE_INITIALIZERS = "table_initializer"
-    ASSET_FILEPATHS = "asset_filepaths"
-    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
-    REGULARIZATION_LOSSES = "regularization_losses"
-    CONCATENATED_VARIABLES = "concatenated_variables"
-    SAVERS = "savers"
-    WEIGHTS = "weights"
-    BIASES = "biases"
-    ACTIVATIONS = "activations"
-    UPDATE_OPS = "update_ops"
-    LOSSES = "losses"
-    SAVEABLE_OBJECTS = "saveable_objects"
-    RESOURCES = "resources"
-    LOCAL_RESOURCES = "local_resources"
-    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
-    INIT_OP = "init_op"
-    LOCAL_INIT_OP = "local_init_op"
-    READY_OP = "ready_op"
-    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
-    SUMMARY_OP = "summary_op"
-    GLOBAL_STEP = "global_step"
-    EVAL_STEP = "eval_step"
-    TRAIN_OP = "train_op"
-    COND_CONTEXT = "cond_context"
-    WHILE_CONTEXT = "while_context"
-    _VARIABLE_COLLECTIONS = [
-        GLOBAL_VARIABLES,
-        LOCAL_VARIABLES,
-        METRIC_VARIABLES,
-        MODEL_VARIABLES,
-        TRAINABLE_VARIABLES,
-        MOVING_AVERAGE_VARIABLES,
-        CONCATENATED_VARIABLES,
-        TRAINABLE_RESOURCE_VARIABLES,
-    ]
 
 
 class _ResourceSwitch:
@@ -103,6 +57,18 @@ def register_resource_variable_class(cls: type) -> type:
 def use_resource_default(use_resource: Any) -> bool:
     """`use_resource` if given, else the process-wide default."""
     return _ResourceSwitch.enabled if use_resource is None else bool(use_resource)
+
+
+def _initializer_tensor(g: Any, initial_value: Any, dtype: Any) -> Tensor:
+    """The initial value (called first when callable) as a tensor in the `Initializer` scope."""
+    with g.name_scope("Initializer"), g.device(None):
+        value = initial_value() if callable(initial_value) else initial_value
+        return convert_to_tensor(value, name="initial_value", dtype=dtype)
+
+
+def _check_initial_shape(initial_value: Tensor, validate_shape: bool) -> None:
+    if validate_shape and not initial_value.shape.is_fully_defined():
+        raise ValueError(f"initial_value must have a shape specified: {initial_value}")
 
 
 class Variable:
@@ -162,39 +128,38 @@ class Variable:
         self._constraint = constraint
         self._save_slice_info = None
         self._partition_info = None
+        self._caching_device = caching_device
         if variable_def is not None:
             self._init_from_proto(variable_def, import_scope)
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         collections = _variable_collections(collections, trainable)
-        init_from_fn = callable(initial_value)
-        values = [] if init_from_fn else [initial_value]
+        values = [] if callable(initial_value) else [initial_value]
         g = graph_mod._graph_from_values(values)
         with g.as_default(), graph_mod.name_scope(name, "Variable", values) as scope:
-            if init_from_fn:
-                true_name = scope[:-1]
-                with g._attr_scope({"_class": [f"loc:@{true_name}"]}):
-                    with g.name_scope("Initializer"), g.device(None):
-                        self._initial_value = convert_to_tensor(
-                            initial_value(), name="initial_value", dtype=dtype
-                        )
-                    self._variable = self._make_variable_op(scope, validate_shape)
-            else:
-                self._initial_value = convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype
-                )
-                self._variable = self._make_variable_op(scope, validate_shape)
-            if validate_shape and not self._initial_value.shape.is_fully_defined():
-                raise ValueError(
-                    f"initial_value must have a shape specified: {self._initial_value}"
-                )
-            self._initializer_op = state_ops.assign(
-                self._variable, self._initial_value, validate_shape=validate_shape
-            ).op
-            self._snapshot = self._make_snapshot(g, caching_device)
-        self._caching_device = caching_device
+            self._build(g, scope, initial_value, dtype, validate_shape, caching_device)
         g.add_to_collections(collections, self)
+
+    def _build(
+        self, g: Any, scope: str, initial_value: Any, dtype: Any, validate_shape: bool,
+        caching_device: Any,
+    ) -> None:
+        """Adds the variable's ops under name scope `scope` (the kind-specific part of init)."""
+        if callable(initial_value):
+            with g._attr_scope({"_class": [f"loc:@{scope[:-1]}"]}):
+                self._initial_value = _initializer_tensor(g, initial_value, dtype)
+                self._variable = self._make_variable_op(scope, validate_shape)
+        else:
+            self._initial_value = convert_to_tensor(
+                initial_value, name="initial_value", dtype=dtype
+            )
+            self._variable = self._make_variable_op(scope, validate_shape)
+        _check_initial_shape(self._initial_value, validate_shape)
+        self._initializer_op = state_ops.assign(
+            self._variable, self._initial_value, validate_shape=validate_shape
+        ).op
+        self._snapshot = self._make_snapshot(g, caching_device)
 
     def _make_snapshot(self, g: Any, caching_device: Any) -> Tensor:
         """The `read` identity: on `caching_device` when given, else with the variable."""
@@ -318,6 +283,14 @@ class Variable:
         session.run(self._initializer_op, {self._initial_value: value})
 
     # -------------------------------------------------------------- updating
+    def _ref_update(self, fn: Any, value: Any, use_locking: bool, name: Any, read_value: bool):
+        t = fn(self._variable, value, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def _ref_scatter(self, fn: Any, sparse_delta: Any, use_locking: bool, name: Any) -> Any:
+        return fn(self._variable, sparse_delta.indices, sparse_delta.values,
+                  use_locking=use_locking, name=name)
+
     def assign(
         self,
         value: Any,
@@ -326,8 +299,7 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `Assign` op setting the variable to `value`."""
-        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign, value, use_locking, name, read_value)
 
     def assign_add(
         self,
@@ -337,8 +309,7 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `AssignAdd` op adding `delta`."""
-        t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign_add, delta, use_locking, name, read_value)
 
     def assign_sub(
         self,
@@ -348,38 +319,19 @@ class Variable:
         read_value: bool = True,
     ) -> Any:
         """An `AssignSub` op subtracting `delta`."""
-        t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
-        return t if read_value else t.op
+        return self._ref_update(state_ops.assign_sub, delta, use_locking, name, read_value)
 
     def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterSub` of an `IndexedSlices` delta."""
-        return state_ops.scatter_sub(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
     def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterAdd` of an `IndexedSlices` delta."""
-        return state_ops.scatter_add(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
 
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
         """`ScatterUpdate` of an `IndexedSlices` delta."""
-        return state_ops.scatter_update(
-            self._variable,
-            sparse_delta.indices,
-            sparse_delta.values,
-            use_locking=use_locking,
-            name=name,
-        )
+        return self._ref_scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
     # ----------------------------------------------------------- serialization
     def to_proto(self, export_scope: str | None = None) -> Any:

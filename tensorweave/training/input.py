@@ -211,25 +211,58 @@ def _batch(
         flat = [convert_to_tensor(t) for t in flat]
         if not flat:
             raise ValueError("Expected at least one tensor in batch().")
-        types = [t.dtype.base_dtype for t in flat]
-        q = queue_cls(
-            capacity=capacity,
-            dtypes=types,
-            shapes=_component_shapes(flat, shapes, enqueue_many),
-            **queue_kwargs,
+
+        def enqueues(q: Any) -> list[Any]:
+            enqueue = q.enqueue_many(flat) if enqueue_many else q.enqueue(flat)
+            return [enqueue] * num_threads
+
+        out = queue_batch(
+            queue_cls, flat, enqueues, batch_size, capacity, enqueue_many, shapes,
+            allow_smaller_final_batch, summary_name, scope, **queue_kwargs,
         )
-        enqueue = q.enqueue_many(flat) if enqueue_many else q.enqueue(flat)
-        add_queue_runner(QueueRunner(q, [enqueue] * num_threads))
-        size = math_ops.cast(q.size(), dtypes.float32)
-        reserve = queue_kwargs.get("min_after_dequeue", 0)
-        if reserve:
-            size = math_ops.maximum(size - float(reserve), 0.0)
-        summary.scalar(summary_name, size * (1.0 / (capacity - reserve)))
-        if allow_smaller_final_batch:
-            out = q.dequeue_up_to(batch_size, name=scope)
-        else:
-            out = q.dequeue_many(batch_size, name=scope)
-        return rebuild(out if isinstance(out, list) else [out])
+        return rebuild(out)
+
+
+def queue_batch(
+    queue_cls: Any,
+    components: list[Any],
+    make_enqueues: Any,
+    batch_size: Any,
+    capacity: int,
+    enqueue_many: bool,
+    shapes: Any,
+    allow_smaller_final_batch: bool,
+    summary_name: str,
+    scope: str,
+    **queue_kwargs: Any,
+) -> list[Any]:
+    """The queue behind `tf.train.batch` and friends, and one dequeued batch of it.
+
+    Builds a `queue_cls` for tensors like `components`, a `QueueRunner` of the enqueue ops
+    `make_enqueues(queue)` returns, the fullness summary `summary_name` (above
+    `min_after_dequeue` for a shuffling queue), and dequeues `batch_size` elements (up to,
+    with `allow_smaller_final_batch`) as op `scope`. Returns the dequeued components.
+
+    Raises:
+      ValueError: for component shapes that are not fully defined (without `shapes`).
+    """
+    q = queue_cls(
+        capacity=capacity,
+        dtypes=[t.dtype.base_dtype for t in components],
+        shapes=_component_shapes(components, shapes, enqueue_many),
+        **queue_kwargs,
+    )
+    add_queue_runner(QueueRunner(q, make_enqueues(q)))
+    size = math_ops.cast(q.size(), dtypes.float32)
+    reserve = queue_kwargs.get("min_after_dequeue", 0)
+    if reserve:
+        size = math_ops.maximum(size - float(reserve), 0.0)
+    summary.scalar(summary_name, size * (1.0 / (capacity - reserve)))
+    if allow_smaller_final_batch:
+        out = q.dequeue_up_to(batch_size, name=scope)
+    else:
+        out = q.dequeue_many(batch_size, name=scope)
+    return out if isinstance(out, list) else [out]
 
 
 def batch(

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorweave import summary
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops, math_ops
+from tensorweave.ops import array_ops
 from tensorweave.ops.data_flow_ops import FIFOQueue, RandomShuffleQueue
-from tensorweave.training.input import _component_shapes, _flatten
-from tensorweave.training.queue_runner import QueueRunner, add_queue_runner
+from tensorweave.training.input import _flatten, queue_batch
 
 
 def _enqueue(queue: Any, tensors: list[Any], enqueue_many: bool, keep_input: Any) -> Any:
@@ -67,25 +65,13 @@ def _join(
         raise ValueError("Expected all inputs of batch_join() to have the same structure.")
     with graph_mod.name_scope(name, default_name, [t for f in flats for t in f]) as scope:
         flats = [[convert_to_tensor(t) for t in flat] for flat in flats]
-        first = flats[0]
-        queue = queue_cls(
-            capacity=capacity,
-            dtypes=[t.dtype.base_dtype for t in first],
-            shapes=_component_shapes(first, shapes, enqueue_many),
-            **queue_kwargs,
+        out = queue_batch(
+            queue_cls, flats[0],
+            lambda queue: [_enqueue(queue, flat, enqueue_many, keep_input) for flat in flats],
+            batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch, summary_name,
+            scope, **queue_kwargs,
         )
-        enqueues = [_enqueue(queue, flat, enqueue_many, keep_input) for flat in flats]
-        add_queue_runner(QueueRunner(queue, enqueues))
-        size = math_ops.cast(queue.size(), dtypes.float32)
-        reserve = queue_kwargs.get("min_after_dequeue", 0)
-        if reserve:
-            size = math_ops.maximum(size - float(reserve), 0.0)
-        summary.scalar(summary_name, size * (1.0 / (capacity - reserve)))
-        if allow_smaller_final_batch:
-            out = queue.dequeue_up_to(batch_size, name=scope)
-        else:
-            out = queue.dequeue_many(batch_size, name=scope)
-        return rebuild(out if isinstance(out, list) else [out])
+        return rebuild(out)
 
 
 def batch_join(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -90,3 +91,42 @@ def test_tensorweave_reads_tensorflow_examples(tmp_path, compression):
     assert out["s"].tolist() == [b"r0", b"r1", b"r2", b"r3"]
     np.testing.assert_array_equal(out["v"].values, [0, 1, 1, 2, 2, 2, 3, 3, 3, 3])
     np.testing.assert_array_equal(out["v"].dense_shape, [4, 4])
+
+
+_VARLEN_PROGRAM = """
+import json
+{imports}
+def ex(**kw):
+    e = tf.train.Example()
+    for k, v in kw.items():
+        f = e.features.feature[k]
+        if isinstance(v[0], bytes):
+            f.bytes_list.value.extend(v)
+        else:
+            f.int64_list.value.extend(v)
+    return e.SerializeToString()
+recs = [ex(b=[3], w=[b"x"]), ex(w=[b"y", b"z"]), ex(b=[6, 7, 8])]
+p = tf.io.parse_example(recs, {{"b": tf.io.VarLenFeature(tf.int64),
+                                "w": tf.io.VarLenFeature(tf.string)}})
+s = tf.io.parse_single_example(ex(b=[4, 5]), {{"b": tf.io.VarLenFeature(tf.int64)}})
+outs = {{"dense": tf.sparse.to_dense(p["b"], default_value=-1),
+        "rsum": tf.sparse.reduce_sum(p["b"], axis=1),
+        "w": tf.sparse.to_dense(p["w"], default_value=""),
+        "single": tf.sparse.to_dense(s["b"])}}
+with tf.Session() as sess:
+    r, v = sess.run(outs), sess.run(p["b"])
+print(json.dumps({{"kind": type(p["b"]).__name__, "fetched": type(v).__name__,
+                  "indices": v.indices.tolist(), "shape": v.dense_shape.tolist(),
+                  "dense": r["dense"].tolist(), "rsum": r["rsum"].tolist(),
+                  "w": [[x.decode() for x in row] for row in r["w"].tolist()],
+                  "single": r["single"].tolist()}}))
+"""
+
+
+def test_var_len_features_parse_to_sparse_tensors_like_tensorflow():
+    expected = json.loads(run_tf(_VARLEN_PROGRAM.format(
+        imports="import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()")))
+    ours = subprocess.run(
+        [sys.executable, "-c", _VARLEN_PROGRAM.format(imports="import tensorweave as tf")],
+        capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(ours.stdout.strip().splitlines()[-1]) == expected

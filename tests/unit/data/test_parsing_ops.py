@@ -231,3 +231,51 @@ def test_match_filenames_once(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         assert sess.run(files).tolist() == [str(tmp_path / n).encode() for n in ("a.txt", "b.txt")]
+
+
+def test_var_len_features_are_sparse_tensors_that_sparse_ops_accept():
+    # Reference values from TensorFlow 2.21 (tf.compat.v1, graph mode) on the same records.
+    records = [example(b=[3], w=[b"x"]), example(w=[b"y", b"z"]), example(b=[6, 7, 8])]
+    parsed = tf.io.parse_example(records, {"b": tf.io.VarLenFeature(tf.int64),
+                                           "w": tf.io.VarLenFeature(tf.string)})
+    b = parsed["b"]
+    assert isinstance(b, tf.SparseTensor)
+    assert b.indices.dtype == tf.int64 and b.dense_shape.dtype == tf.int64
+    assert b.indices.shape.as_list() == [None, 2]
+    single = tf.io.parse_single_example(example(b=[4, 5]), {"b": tf.io.VarLenFeature(tf.int64)})
+    assert isinstance(single["b"], tf.SparseTensor)
+    assert single["b"].indices.shape.as_list() == [None, 1]
+    out = run({
+        "dense": tf.sparse.to_dense(b, default_value=-1),
+        "dense2": tf.sparse_tensor_to_dense(b),
+        "rsum": tf.sparse.reduce_sum(b, axis=1),
+        "wdense": tf.sparse.to_dense(parsed["w"], default_value=""),
+        "ind": tf.sparse.to_indicator(b, 10),
+        "emb": tf.nn.embedding_lookup_sparse(
+            tf.constant(np.arange(20.0).reshape(10, 2)), b, None, combiner="sum"),
+        "single": tf.sparse.to_dense(single["b"]),
+        "value": b,
+    })
+    assert out["dense"].tolist() == [[3, -1, -1], [-1, -1, -1], [6, 7, 8]]
+    assert out["dense2"].tolist() == [[3, 0, 0], [0, 0, 0], [6, 7, 8]]
+    assert out["rsum"].tolist() == [3, 0, 21]
+    assert out["wdense"].tolist() == [[b"x", b""], [b"y", b"z"], [b"", b""]]
+    assert np.flatnonzero(out["ind"][2]).tolist() == [6, 7, 8] and not out["ind"][1].any()
+    assert out["emb"].tolist() == [[6.0, 7.0], [0.0, 0.0], [42.0, 45.0]]
+    assert out["single"].tolist() == [4, 5]
+    assert isinstance(out["value"], tf.SparseTensorValue)
+    assert out["value"].indices.tolist() == [[0, 0], [2, 0], [2, 1], [2, 2]]
+
+
+def test_dataset_map_carries_var_len_features_as_sparse_tensors():
+    records = [example(b=[1, 2]), example(b=[5])]
+    ds = tf.data.Dataset.from_tensor_slices(records).map(
+        lambda s: tf.io.parse_single_example(s, {"b": tf.io.VarLenFeature(tf.int64)}))
+    ds = ds.map(lambda d: {"b": d["b"], "dense": tf.sparse.to_dense(d["b"])})
+    element = tf.data.make_one_shot_iterator(ds).get_next()
+    assert isinstance(element["b"], tf.SparseTensor)
+    with tf.Session() as sess:
+        first, second = sess.run(element), sess.run(element)
+    assert first["b"].indices.tolist() == [[0], [1]] and first["b"].values.tolist() == [1, 2]
+    assert first["dense"].tolist() == [1, 2]
+    assert second["b"].dense_shape.tolist() == [1] and second["dense"].tolist() == [5]

@@ -79,3 +79,32 @@ def test_no_function_level_tensorweave_imports():
                     continue
                 bad.append(f"{rel}:{line} imports {module} inside a function")
     assert not bad, bad
+
+
+def _imported_names(tree: ast.AST) -> list[tuple[str, int]]:
+    """Fully qualified tensorweave names the tree imports (`from a import b` gives `a.b`)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.extend((f"{node.module}.{alias.name}", node.lineno) for alias in node.names)
+            found.append((node.module, node.lineno))
+        elif isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+    return [(m, line) for m, line in found if m.startswith("tensorweave.ops.")]
+
+
+def _is_gradient_rule_module(name: str) -> bool:
+    return name.endswith("_grad") or "_grad_" in name or name.startswith("math_grad")
+
+
+def test_op_modules_never_import_their_gradient_rules():
+    """Gradient modules import the op modules; `ops/__init__` imports both (no cycles)."""
+    bad = []
+    for path in _modules("ops"):
+        if path.name == "__init__.py" or _is_gradient_rule_module(path.stem):
+            continue
+        for name, line in _imported_names(ast.parse(path.read_text())):
+            leaf = name.split(".")[2]
+            if _is_gradient_rule_module(leaf):
+                bad.append(f"ops/{path.name}:{line} imports {name}")
+    assert not bad, bad

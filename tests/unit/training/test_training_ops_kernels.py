@@ -216,3 +216,21 @@ def test_training_ops_are_not_differentiable():
     for op_type in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "SparseApplyAdagrad"):
         assert op_type in gradient_registry
         assert gradient_registry.lookup(op_type) is None
+
+
+def test_wrappers_take_refs_only_for_the_ops_ref_inputs():
+    """`apply_training_op` reads the Ref inputs off the op definition: a variable given as
+    the learning rate is read by value; a resource `var` selects the `Resource` op."""
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        lr = tf.Variable(0.5)
+        out = training_ops.apply_gradient_descent(v, lr, [2.0, 2.0])
+        assert out.op.inputs[0].dtype != tf.float32 and out.op.inputs[1].dtype == tf.float32
+        r = tf.Variable([1.0, 2.0], use_resource=True)
+        acc = tf.Variable([0.0, 0.0], use_resource=True)
+        update = training_ops.apply_momentum(r, acc, lr, [1.0, 1.0], 0.5)
+        assert update.type == "ResourceApplyMomentum"
+        with _session_with(v, lr, r, acc) as sess:
+            np.testing.assert_allclose(sess.run(out), [0.0, 1.0])
+            sess.run(update)
+            np.testing.assert_allclose(sess.run(r), [0.5, 1.5])
