@@ -214,6 +214,10 @@ def test_checkpoint_saver_saves_before_first_train_step(tmp_path):
             mon_sess.run(m.train_op)
             assert _saved_step(str(tmp_path)) == 2
     assert os.path.isfile(tmp_path / "graph.pbtxt")
+    # The hook writes through the directory's shared FileWriter, which writes its events
+    # file from a background thread: flush it before reading (as TF's hook leaves to the
+    # writer's owner).
+    FileWriterCache.get(str(tmp_path)).flush()
     events = _events(str(tmp_path))
     assert any(e.HasField("graph_def") for e in events)
     assert any(e.HasField("meta_graph_def") for e in events)
