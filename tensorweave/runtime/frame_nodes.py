@@ -7,8 +7,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-import numpy as np
-
+# NOTE: the dead value is the rendezvous' own (transports carry it as a flag).
+from tensorweave.framework.rendezvous import DEAD, Dead  # noqa: F401
 from tensorweave.runtime.node_spec import NodeSpec
 
 CONTROL_FLOW_OPS = frozenset({
@@ -16,34 +16,6 @@ CONTROL_FLOW_OPS = frozenset({
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
 })
 
-
-class Dead:
-    """The value of a dead tensor (its branch or iteration was not taken)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "DEAD"
-
-
-DEAD = Dead()
-
-# NOTE: how a dead value crosses a `_Send`/`_Recv` pair: a string scalar no program
-# produces (TensorFlow's rendezvous carries an `is_dead` flag; ours carries tensors only).
-_DEAD_BYTES = b"\x00tensorweave:dead-tensor\x00"
-
-
-def dead_marker() -> np.ndarray:
-    """The string scalar a `_Send` sends for a dead value."""
-    marker = np.empty((), dtype=object)
-    marker[()] = _DEAD_BYTES
-    return marker
-
-
-def is_dead_marker(value: Any) -> bool:
-    """True for the value `dead_marker` makes."""
-    return (type(value) is np.ndarray and value.dtype == object and value.ndim == 0
-            and value[()] == _DEAD_BYTES)
 
 # Node kinds: how the executor runs a node and where its outputs go.
 NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, PASS, TRIGGER, CONST = range(9)

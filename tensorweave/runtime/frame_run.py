@@ -27,8 +27,6 @@ from tensorweave.runtime.frame_nodes import (
     TRIGGER,
     FrameNode,
     StaticFrame,
-    dead_marker,
-    is_dead_marker,
 )
 from tensorweave.runtime.plan_entry import wrap_error
 
@@ -141,7 +139,7 @@ class StepRun:
             self.in_flight -= 1
             if err is not None:
                 raise wrap_error(err, node.spec if node is not None else None) from err
-            if node.nout == 1 and is_dead_marker(outs):
+            if node.nout == 1 and outs is DEAD:
                 self._finish(node, it, [DEAD], True)
                 continue
             self._finish(node, it, outs if node.nout != 1 else [outs], False)
@@ -182,7 +180,7 @@ class StepRun:
         if it.dead[node.local] and kind != TRIGGER:
             if node.spec.op == "_Send":
                 # NOTE: the receiver must learn that the value is dead.
-                node.fn(self.ctx, dead_marker())
+                node.fn(self.ctx, DEAD)
             self._finish(node, it, [DEAD] * node.nout, True)
             return
         if kind == PASS or kind == ENTER or kind == EXIT or kind == NEXT:
