@@ -5,6 +5,8 @@
 * Explicit fields win; unset fields are filled from the first matching device in sorted
   order, TensorFlow's observable default (an unpinned op lands on `/job:ps` before
   `/job:worker`, and on task 0 of its job).
+* Nodes inside while loops are placed like any other: a loop may span devices (the
+  partitioner adds a control loop to each partition it touches, `partition_frames`).
 
 `relocate_control_relays` is a step beyond TensorFlow's placer (in the spirit of Grappler's
 dependency optimizer): a `NoOp` that only joins control edges is moved to the device of its
@@ -27,7 +29,6 @@ from __future__ import annotations
 from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.device_spec import DeviceSpec
-from tensorweave.runtime.frame_nodes import has_control_flow, loop_frames
 from tensorweave.runtime.node_spec import NodeSpec
 
 
@@ -135,46 +136,7 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
         device = _choose(spec, parsed, members, allow_soft_placement)
         for m in members:
             result[m.name] = device
-    if has_control_flow(nodes):
-        _colocate_loops(nodes, result)
     return result
-
-
-def _colocate_loops(nodes: list[NodeSpec], result: dict[str, str]) -> None:
-    """Places each while loop's nodes (its Enters, body, condition and Exits) on one device.
-
-    The frame executor runs a loop frame within one partition, so a loop never spans
-    tasks: it goes where the state its body uses by reference lives (a variable it
-    assigns), else where its `LoopCond` was placed. (TensorFlow instead adds a control
-    loop to every partition a frame touches and sends the loop predicate each iteration.)
-
-    Raises:
-      UnimplementedError: a loop uses state by reference on two different devices.
-    """
-    by_name = {n.name: n for n in nodes}
-    frames: dict[str, list[NodeSpec]] = {}
-    for name, frame in loop_frames(nodes).items():
-        frames.setdefault(frame, []).append(by_name[name])
-    for frame, members in frames.items():
-        names = {m.name for m in members}
-        anchored = set()
-        for m in members:
-            refs = m.ref_inputs
-            for k, (src, idx) in enumerate(m.data_inputs()):
-                if src in by_name and src not in names and (
-                        (k < len(refs) and refs[k]) or _is_resource(by_name[src], idx)):
-                    anchored.add(result[src])
-        if len(anchored) > 1:
-            raise errors.UnimplementedError(
-                None, None, f"While loop {frame!r} uses state on several devices "
-                f"({sorted(anchored)}); a loop must keep its by-reference state on one device")
-        if anchored:
-            device = anchored.pop()
-        else:
-            cond = [m for m in members if m.op == "LoopCond"]
-            device = result[cond[0].name] if cond else result[members[0].name]
-        for m in members:
-            result[m.name] = device
 
 
 def _choose(spec: DeviceSpec, devices: list[tuple[DeviceSpec, str]], members: list[NodeSpec],

@@ -1,7 +1,9 @@
-"""A while loop over a ps-resident variable on a cluster of `tensorweave server`
-subprocesses (1 ps, 1 worker), the client and its master in the test process: the loop
-runs where its variable lives, its inputs and outputs cross processes, a failed step in the
-loop leaves the variable as it was, and a gradient through the loop trains the variable.
+"""While loops over ps-resident variables on a cluster of `tensorweave server`
+subprocesses (1 ps, 1 worker), the client and its master in the test process: a loop runs
+on the worker while its body reads and updates the ps variable (the loop spans both
+processes: a control loop on the ps, the predicate and values sent every iteration), a
+failed step in the loop leaves the variable as it was, a gradient through the loop trains
+the variable, nested loops count exactly, and a cond's branches run in two processes.
 
 Every server process is ended by PID at teardown; ports are picked free; sessions have an
 operation timeout so no step can hang the test.
@@ -95,3 +97,34 @@ def test_cond_with_branches_in_two_processes(worker_target):
             assert sess.run([v, w]) == [1.0, 0.0]
             assert sess.run(out, {x: 3.0, p: False}) == 12.0
             assert sess.run([v, w]) == [1.0, 10.0]
+
+
+def test_loop_on_the_worker_assigns_a_ps_variable_n_times(worker_target):
+    with tf.Graph().as_default():
+        with tf.device(PS):
+            v = tf.Variable(0.0, name="v")
+        with tf.device(WORKER):
+            n = tf.placeholder(tf.int32, [])
+
+            def body(i, acc):
+                return i + 1, acc + tf.assign_add(v, 1.5) * 0.0 + v.read_value() * 0.0 + 1.0
+
+            r = tf.while_loop(lambda i, a: i < n, body, [tf.constant(0), tf.constant(0.0)])
+
+            def inner(j):
+                return j + tf.cast(tf.assign_add(v, 1.0) > -1.0, tf.int32)
+
+            nested = tf.while_loop(lambda i: i < 3, lambda i: i + tf.while_loop(
+                lambda j: j < i + 2, inner, [tf.constant(0)]) * 0 + 1, [tf.constant(0)])
+        config = tf.ConfigProto(operation_timeout_in_ms=60_000)
+        with tf.Session(worker_target, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            md = tf.RunMetadata()
+            assert sess.run(r, {n: 20}, run_metadata=md, options=tf.RunOptions(
+                trace_level=tf.RunOptions.FULL_TRACE)) == (20, 20.0)
+            assert sess.run(v) == 30.0
+            ran = {d.device.split("/device:")[0]: {s.node_name for s in d.node_stats}
+                   for d in md.step_stats.dev_stats}
+            assert "while/AssignAdd" in ran[PS] and "while/LoopCond" in ran[WORKER]
+            assert sess.run(nested) == 3
+            assert sess.run(v) == 30.0 + 2 + 3 + 4  # inner loops of 2, 3 and 4 iterations
