@@ -128,3 +128,23 @@ def test_loop_on_the_worker_assigns_a_ps_variable_n_times(worker_target):
             assert "while/AssignAdd" in ran[PS] and "while/LoopCond" in ran[WORKER]
             assert sess.run(nested) == 3
             assert sess.run(v) == 30.0 + 2 + 3 + 4  # inner loops of 2, 3 and 4 iterations
+
+
+def test_gradient_of_a_loop_reading_a_ps_variable_across_processes(worker_target):
+    with tf.Graph().as_default():
+        with tf.device(PS):
+            w = tf.Variable(0.5, name="w")
+        with tf.device(WORKER):
+            def body(i, h):
+                return i + 1, h * w.read_value() + tf.cast(i + 1, tf.float32)
+
+            h = tf.while_loop(lambda i, h: i < 3, body, [tf.constant(0), tf.constant(0.0)])[1]
+            loss = tf.square(h - 2.0)
+            grad = tf.gradients(loss, w)[0]
+        config = tf.ConfigProto(operation_timeout_in_ms=60_000)
+        with tf.Session(worker_target, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            # h = (1 * w + 2) * w + 3; dloss/dw = 2 (h - 2) (2 w + 2).
+            wv = 0.5
+            hv = (1.0 * wv + 2.0) * wv + 3.0
+            assert sess.run(grad) == pytest.approx(2 * (hv - 2.0) * (2 * wv + 2.0), rel=1e-5)
