@@ -11,6 +11,8 @@ operation timeout so no step can hang the test.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -148,3 +150,36 @@ def test_gradient_of_a_loop_reading_a_ps_variable_across_processes(worker_target
             wv = 0.5
             hv = (1.0 * wv + 2.0) * wv + 3.0
             assert sess.run(grad) == pytest.approx(2 * (hv - 2.0) * (2 * wv + 2.0), rel=1e-5)
+
+
+def test_ps_process_killed_during_a_loop_fails_the_step_without_hanging():
+    """The ps dies while a loop spanning both processes runs: the step fails with an
+    error (the worker's per-iteration pulls from the ps fail) well before its timeout."""
+    jobs = {"ps": [f"127.0.0.1:{pick_unused_port()}"],
+            "worker": [f"127.0.0.1:{pick_unused_port()}"]}
+    spec = spec_string(jobs)
+    servers = [ServerProcess(spec, "ps", 0), ServerProcess(spec, "worker", 0)]
+    try:
+        for s in servers:
+            s.wait_ready(60.0)
+        with tf.Graph().as_default():
+            with tf.device(PS):
+                v = tf.Variable(0.0, name="v")
+            with tf.device(WORKER):
+                r = tf.while_loop(lambda i: i < 10**9, lambda i: i + tf.cast(
+                    tf.assign_add(v, 1.0) > -1.0, tf.int32), [tf.constant(0)])
+            config = tf.ConfigProto(operation_timeout_in_ms=120_000)
+            with tf.Session(f"grpc://{jobs['worker'][0]}", config=config) as sess:
+                sess.run(tf.global_variables_initializer())
+                timer = threading.Timer(2.0, servers[0].kill)
+                timer.start()
+                start = time.monotonic()
+                with pytest.raises(tf.errors.OpError) as info:
+                    sess.run(r)
+                timer.join()
+                elapsed = time.monotonic() - start
+                assert elapsed < 60.0
+                assert isinstance(info.value, (tf.errors.UnavailableError, tf.errors.AbortedError))
+    finally:
+        for s in servers:
+            s.kill()
