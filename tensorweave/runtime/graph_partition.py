@@ -77,7 +77,7 @@ class _Partitioner:
             if info.parent:
                 self.frames = info
                 self.loops = ControlLoops(info, self._add_node, self.fresh,
-                                          self._send_pred, placement)
+                                          self._send_pred, placement, nodes)
 
     def part(self, device: str) -> Partition:
         if device not in self.parts:

@@ -15,7 +15,8 @@ whose predicate is the frame's `LoopCond`, sent from its device every iteration.
 so it runs once per iteration; the rendezvous key of a `_Send`/`_Recv` inside a frame
 carries the frame instance and iteration (`frame_id:iter_id`, set at run time by the
 frame executor). Nested frames get a control loop per level, each `Enter` fed by the
-parent level's `Merge`.
+parent level's `Merge`. On the device of the frame's `LoopCond` the loop's own `Merge`
+(of a loop variable) stands in for a control loop's.
 
 Unlike TensorFlow, the sending device gets a control loop too: a value computed from
 loop-invariant `Enter`s only (a variable read through a `RefEnter` on the ps) is sent in
@@ -112,15 +113,28 @@ class ControlLoops:
       send_pred: (LoopCond node name, frame, device) -> the input naming the predicate
         received on `device` (a cross-device edge inside `frame`).
       placement: node name -> device.
+      nodes: the graph's nodes (on the device of a frame's `LoopCond`, a `Merge` of the
+        loop itself serves as the control loop's).
     """
 
     def __init__(self, info: FrameInfo, add: Callable[[NodeSpec], None],
                  fresh: Callable[[str], str], send_pred: Callable[[str, str, str], str],
-                 placement: dict[str, str]):
+                 placement: dict[str, str], nodes: list[NodeSpec]):
         self.info = info
         self._add, self._fresh, self._send_pred = add, fresh, send_pred
         self._placement = placement
         self._merges: dict[tuple[str, str], str] = {}
+        ops = {n.name: n.op for n in nodes}
+        for n in nodes:
+            # NOTE: a loop variable's Merge (fed by a NextIteration) is live in every
+            # iteration, the last one included, as a control loop's is.
+            if n.op in ("Merge", "RefMerge") and any(
+                    ops.get(src) in ("NextIteration", "RefNextIteration")
+                    for src, _ in n.data_inputs()):
+                frame = info.frame_of.get(n.name, "")
+                cond = info.cond.get(frame)
+                if cond is not None and placement[cond] == placement[n.name]:
+                    self._merges.setdefault((frame, placement[n.name]), n.name)
 
     def merge(self, frame: str, device: str) -> str:
         """The `Merge` of the control loop of `frame` on `device` (built if needed).
