@@ -204,3 +204,36 @@ def test_timeout_inside_a_long_loop_across_tasks_ends_cleanly(cluster):
             before = sess.run(v)
             assert sess.run(small) == 3
             assert sess.run(v) == before + 3.0
+
+
+def test_cond_inside_a_spanning_loop_and_a_spanning_loop_inside_a_cond(cluster):
+    with tf.Graph().as_default():
+        with tf.device(PS0):
+            v = tf.Variable(0.0, name="v")
+        with tf.device(WORKER):
+            def body(i, acc):
+                def even():
+                    with tf.device(PS0):
+                        return tf.assign_add(v, 1.0)
+
+                d = tf.cond(tf.equal(i % 2, 0), even, lambda: tf.constant(-1.0))
+                return i + 1, acc + d
+
+            r = tf.while_loop(lambda i, a: i < 7, body, [tf.constant(0), tf.constant(0.0)],
+                              parallel_iterations=1)
+            p = tf.placeholder(tf.bool, [])
+
+            def looped():
+                return tf.while_loop(lambda j: j < 3, lambda j: j + tf.cast(
+                    tf.assign_add(v, 100.0) > 0, tf.int32), [tf.constant(0)])
+
+            c = tf.cond(p, looped, lambda: tf.constant(-5))
+        with tf.Session(cluster, config=_config()) as sess:
+            sess.run(tf.global_variables_initializer())
+            # Iterations 0, 2, 4, 6 update v to 1, 2, 3, 4; 1, 3, 5 add -1.
+            assert sess.run(r) == (7, 1.0 + 2.0 + 3.0 + 4.0 - 3.0)
+            assert sess.run(v) == 4.0
+            assert sess.run(c, {p: False}) == -5
+            assert sess.run(v) == 4.0  # the loop in the untaken branch never updated v
+            assert sess.run(c, {p: True}) == 3
+            assert sess.run(v) == 304.0
