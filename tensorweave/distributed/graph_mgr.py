@@ -25,9 +25,12 @@ class RegisteredGraph:
       plan: the executor plan of the partition's own nodes.
       feed_keys: client feed keys, in the plan's feed order.
       fetch_keys: client fetch keys, in the plan's fetch order.
-      recv_groups: (sender task, keys) pulled from a peer in one message each.
+      recv_groups: (sender task, keys) pulled from a peer in one message each (receives
+        inside a loop frame are pulled one by one as their iterations run, see
+        `Worker.run_graph`).
       recv_keys: sender task -> every key received from it (all batches).
       send_keys: receiver task -> every key sent to it.
+      in_frame_recvs: how many receives sit inside a loop frame.
       graph_def: the partition as received (for `RunMetadata.partition_graphs`).
     """
 
@@ -40,6 +43,7 @@ class RegisteredGraph:
         groups: dict[tuple[str, int], list[str]] = {}
         self.recv_keys: dict[str, list[str]] = {}
         self.send_keys: dict[str, list[str]] = {}
+        self.in_frame_recvs = 0
         body = []
         for n in nodes:
             if n.device and n.device != device:
@@ -55,7 +59,10 @@ class RegisteredGraph:
                 fetches.append(n.inputs[0] if ":" in n.inputs[0] else n.inputs[0] + ":0")
                 self.fetch_keys.append(key_of(n.attrs))
                 continue
-            if n.op == "_Recv":
+            if n.attrs.get("_frame"):
+                # NOTE: keys inside a loop are known at run time only (pulled then).
+                self.in_frame_recvs += n.op == "_Recv"
+            elif n.op == "_Recv":
                 sender = task_of(n.attrs["send_device"])
                 if sender != local_task:
                     key = key_of(n.attrs)

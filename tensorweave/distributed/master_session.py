@@ -223,7 +223,8 @@ class MasterSession:
 
     def _build(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[_Part]:
         nodes = prune(self._nodes, set(feeds), fetches, targets)
-        placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes)
+        placement = place(nodes, self._devices, self._soft, all_nodes=self._nodes,
+                          tensorflow_devices=self._relayed)
         # NOTE: without streams no crossing is cheap, and uniform costs rank as before.
         near = {d for d in self._devices if self._streams and self._streamable(task_of(d))}
         relocate_control_relays(nodes, placement, self._client_device, near, _PULL_COST)

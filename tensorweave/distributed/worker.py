@@ -17,7 +17,7 @@ from typing import Any
 from tensorweave import errors
 from tensorweave.distributed.cluster_propagation import session_identity
 from tensorweave.distributed.cluster_spec import ClusterSpec
-from tensorweave.distributed.graph_mgr import RegisteredGraph
+from tensorweave.distributed.graph_mgr import RegisteredGraph, task_of
 from tensorweave.distributed.interfaces import (
     TENSORWEAVE_DEVICE_DESC,
     Canceller,
@@ -253,6 +253,8 @@ class Worker:
             for task, keys in graph.recv_groups:
                 if not call.streams or task not in call.streams:
                     self._start_remote_recv(sess.worker_cache, task, step_id, keys, rdv, ctx)
+            if graph.in_frame_recvs:
+                ctx.fetch_remote = self._remote_fetcher(sess, step_id, rdv, ctx)
             feeds = [self._feed(call, k) for k in graph.feed_keys]
             stats = StepStatsCollector(sess.device_name) if call.record_timeline else None
             values = graph.plan.run(ctx, feeds, stats)
@@ -328,6 +330,19 @@ class Worker:
             raise errors.NotFoundError(
                 None, None, f"No tensor {key} of step {call.step_id} on {self.task_name}")
         return value
+
+    def _remote_fetcher(self, sess: WorkerSession, step_id: int, rdv: Any,
+                        ctx: StepContext) -> Any:
+        """`StepContext.fetch_remote` of a step: pulls one key from its sender's task
+        (a receive inside a loop frame, its key known once its iteration runs)."""
+        local = sess.task_name
+
+        def fetch(key: str, send_device: str) -> None:
+            task = task_of(send_device)
+            if task != local:
+                self._start_remote_recv(sess.worker_cache, task, step_id, [key], rdv, ctx)
+
+        return fetch
 
     def _start_remote_recv(self, cache: Any, task: str, step_id: int, keys: list[str],
                            rdv: Any, ctx: StepContext) -> None:

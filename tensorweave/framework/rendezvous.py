@@ -21,6 +21,26 @@ from tensorweave.framework.cancellation import derived
 Callback = Callable[[Any, Any], None]  # (values or None, error or None)
 
 
+class Dead:
+    """The value of a dead tensor (its branch or loop iteration was not taken).
+
+    A `_Send` of a dead value deposits `DEAD` under its key; transports carry it as a
+    flag, never as a tensor (TensorFlow's `Rendezvous::Args`/`is_dead`: `RecvTensorResponse.
+    is_dead`, a flag bit in the same-host tensor frames), so no tensor value is reserved.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+    def __reduce__(self) -> str:
+        return "DEAD"  # NOTE: a singleton, also after pickling
+
+
+DEAD = Dead()
+
+
 def create_key(
     src_device: str,
     src_incarnation: int,

@@ -27,6 +27,7 @@ class StepContext:
         "device",
         "extra",
         "file_sandbox",
+        "fetch_remote",
     )
 
     def __init__(
@@ -48,6 +49,10 @@ class StepContext:
         self.extra: dict[str, Any] = {}
         # NOTE: the server's `framework.file_sandbox.FileSandbox`, or None (no limits).
         self.file_sandbox: Any = None
+        # NOTE: (rendezvous key, sender device) -> None: starts pulling a value another
+        # task sends into this step's rendezvous (set by the worker; a receive inside a
+        # loop frame has a key known only at run time).
+        self.fetch_remote: Any = None
 
     def checked_path(self, op: str, path: str) -> str:
         """`path` if this step may touch it (see `framework.file_sandbox`).

@@ -28,7 +28,7 @@ from tensorweave.protos import tensor_shape_pb2 as tensorweave_dot_protos_dot_te
 from tensorweave.protos import types_pb2 as tensorweave_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"tensorweave/protos/transport.proto\x12\x0btensorweave\x1a$tensorweave/protos/error_codes.proto\x1a%tensorweave/protos/named_tensor.proto\x1a%tensorweave/protos/tensor_shape.proto\x1a\x1etensorweave/protos/types.proto\"Q\n\x12RecvTensorsRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x03(\t\x12\x12\n\naccept_shm\x18\x03 \x01(\x08\"\xcc\x01\n\x13RecvTensorsResponse\x12-\n\x06tensor\x18\x01 \x03(\x0b\x32\x1d.tensorweave.NamedTensorProto\x12\x14\n\x0c\x64\x65\x66\x65rred_key\x18\x02 \x03(\t\x12&\n\x0bstatus_code\x18\x03 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x04 \x01(\t\x12*\n\nshm_tensor\x18\x05 \x03(\x0b\x32\x16.tensorweave.ShmTensor\"\xa3\x01\n\tShmTensor\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12$\n\x05\x64type\x18\x03 \x01(\x0e\x32\x15.tensorweave.DataType\x12\x33\n\x0ctensor_shape\x18\x04 \x01(\x0b\x32\x1d.tensorweave.TensorShapeProto\x12\x0e\n\x06nbytes\x18\x05 \x01(\x03\x12\x0f\n\x07recycle\x18\x06 \x01(\x08\"\x86\x02\n\x12TensorStreamHeader\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12$\n\x05\x64type\x18\x03 \x01(\x0e\x32\x15.tensorweave.DataType\x12\x33\n\x0ctensor_shape\x18\x04 \x01(\x0b\x32\x1d.tensorweave.TensorShapeProto\x12\x0e\n\x06nbytes\x18\x05 \x01(\x03\x12&\n\x0bstatus_code\x18\x06 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x07 \x01(\t\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\"B\n\x17RecvTensorStreamRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\"Z\n\x12TensorStreamStatus\x12&\n\x0bstatus_code\x18\x01 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x02 \x01(\t\"\x15\n\x13GetServerDefRequestb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"tensorweave/protos/transport.proto\x12\x0btensorweave\x1a$tensorweave/protos/error_codes.proto\x1a%tensorweave/protos/named_tensor.proto\x1a%tensorweave/protos/tensor_shape.proto\x1a\x1etensorweave/protos/types.proto\"Q\n\x12RecvTensorsRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x03(\t\x12\x12\n\naccept_shm\x18\x03 \x01(\x08\"\xde\x01\n\x13RecvTensorsResponse\x12-\n\x06tensor\x18\x01 \x03(\x0b\x32\x1d.tensorweave.NamedTensorProto\x12\x14\n\x0c\x64\x65\x66\x65rred_key\x18\x02 \x03(\t\x12&\n\x0bstatus_code\x18\x03 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x04 \x01(\t\x12*\n\nshm_tensor\x18\x05 \x03(\x0b\x32\x16.tensorweave.ShmTensor\x12\x10\n\x08\x64\x65\x61\x64_key\x18\x06 \x03(\t\"\xa3\x01\n\tShmTensor\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12$\n\x05\x64type\x18\x03 \x01(\x0e\x32\x15.tensorweave.DataType\x12\x33\n\x0ctensor_shape\x18\x04 \x01(\x0b\x32\x1d.tensorweave.TensorShapeProto\x12\x0e\n\x06nbytes\x18\x05 \x01(\x03\x12\x0f\n\x07recycle\x18\x06 \x01(\x08\"\x86\x02\n\x12TensorStreamHeader\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12$\n\x05\x64type\x18\x03 \x01(\x0e\x32\x15.tensorweave.DataType\x12\x33\n\x0ctensor_shape\x18\x04 \x01(\x0b\x32\x1d.tensorweave.TensorShapeProto\x12\x0e\n\x06nbytes\x18\x05 \x01(\x03\x12&\n\x0bstatus_code\x18\x06 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x07 \x01(\t\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\"B\n\x17RecvTensorStreamRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\"Z\n\x12TensorStreamStatus\x12&\n\x0bstatus_code\x18\x01 \x01(\x0e\x32\x11.tensorweave.Code\x12\x1c\n\x14status_error_message\x18\x02 \x01(\t\"\x15\n\x13GetServerDefRequestb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,15 +38,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RECVTENSORSREQUEST']._serialized_start=199
   _globals['_RECVTENSORSREQUEST']._serialized_end=280
   _globals['_RECVTENSORSRESPONSE']._serialized_start=283
-  _globals['_RECVTENSORSRESPONSE']._serialized_end=487
-  _globals['_SHMTENSOR']._serialized_start=490
-  _globals['_SHMTENSOR']._serialized_end=653
-  _globals['_TENSORSTREAMHEADER']._serialized_start=656
-  _globals['_TENSORSTREAMHEADER']._serialized_end=918
-  _globals['_RECVTENSORSTREAMREQUEST']._serialized_start=920
-  _globals['_RECVTENSORSTREAMREQUEST']._serialized_end=986
-  _globals['_TENSORSTREAMSTATUS']._serialized_start=988
-  _globals['_TENSORSTREAMSTATUS']._serialized_end=1078
-  _globals['_GETSERVERDEFREQUEST']._serialized_start=1080
-  _globals['_GETSERVERDEFREQUEST']._serialized_end=1101
+  _globals['_RECVTENSORSRESPONSE']._serialized_end=505
+  _globals['_SHMTENSOR']._serialized_start=508
+  _globals['_SHMTENSOR']._serialized_end=671
+  _globals['_TENSORSTREAMHEADER']._serialized_start=674
+  _globals['_TENSORSTREAMHEADER']._serialized_end=936
+  _globals['_RECVTENSORSTREAMREQUEST']._serialized_start=938
+  _globals['_RECVTENSORSTREAMREQUEST']._serialized_end=1004
+  _globals['_TENSORSTREAMSTATUS']._serialized_start=1006
+  _globals['_TENSORSTREAMSTATUS']._serialized_end=1096
+  _globals['_GETSERVERDEFREQUEST']._serialized_start=1098
+  _globals['_GETSERVERDEFREQUEST']._serialized_end=1119
 # @@protoc_insertion_point(module_scope)

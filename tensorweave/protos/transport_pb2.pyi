@@ -21,18 +21,20 @@ class RecvTensorsRequest(_message.Message):
     def __init__(self, step_id: _Optional[int] = ..., rendezvous_key: _Optional[_Iterable[str]] = ..., accept_shm: _Optional[bool] = ...) -> None: ...
 
 class RecvTensorsResponse(_message.Message):
-    __slots__ = ("tensor", "deferred_key", "status_code", "status_error_message", "shm_tensor")
+    __slots__ = ("tensor", "deferred_key", "status_code", "status_error_message", "shm_tensor", "dead_key")
     TENSOR_FIELD_NUMBER: _ClassVar[int]
     DEFERRED_KEY_FIELD_NUMBER: _ClassVar[int]
     STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
     STATUS_ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     SHM_TENSOR_FIELD_NUMBER: _ClassVar[int]
+    DEAD_KEY_FIELD_NUMBER: _ClassVar[int]
     tensor: _containers.RepeatedCompositeFieldContainer[_named_tensor_pb2.NamedTensorProto]
     deferred_key: _containers.RepeatedScalarFieldContainer[str]
     status_code: _error_codes_pb2.Code
     status_error_message: str
     shm_tensor: _containers.RepeatedCompositeFieldContainer[ShmTensor]
-    def __init__(self, tensor: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., deferred_key: _Optional[_Iterable[str]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., shm_tensor: _Optional[_Iterable[_Union[ShmTensor, _Mapping]]] = ...) -> None: ...
+    dead_key: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tensor: _Optional[_Iterable[_Union[_named_tensor_pb2.NamedTensorProto, _Mapping]]] = ..., deferred_key: _Optional[_Iterable[str]] = ..., status_code: _Optional[_Union[_error_codes_pb2.Code, str]] = ..., status_error_message: _Optional[str] = ..., shm_tensor: _Optional[_Iterable[_Union[ShmTensor, _Mapping]]] = ..., dead_key: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ShmTensor(_message.Message):
     __slots__ = ("name", "path", "dtype", "tensor_shape", "nbytes", "recycle")

@@ -92,6 +92,10 @@ class FramePlan:
             n.frame.nodes.append(n)
             if n.kind == ENTER:
                 n.child.enters.append(n)
+            if n.frame is not self._root and n.spec.op in ("_Send", "_Recv"):
+                a = n.spec.attrs
+                n.frame_key = (a["send_device"], a["send_device_incarnation"],
+                               a["recv_device"], a["tensor_name"])
         for frame in {n.child for n in self._nodes if n.kind == ENTER}:
             frame.compiled = compile_loop(frame.nodes, frame.enters)
         self._fetch_at: dict[tuple[str, int], list[int]] = collections.defaultdict(list)

@@ -4,7 +4,7 @@ A loop frame qualifies when it holds one loop and nothing that needs deadness or
 concurrency: its `Merge`s each join an `Enter` and a `NextIteration`, its `Switch`es split
 a `Merge` on the `LoopCond`, its `Switch` false outputs only feed `Exit`s, and every other
 node is a synchronous kernel, a `Const` or an `Identity`-like pass-through (no nested
-loops, no conds, no receives). Such a loop computes the same values whatever the
+loops, no conds, no sends or receives). Such a loop computes the same values whatever the
 iteration overlap, so once all of its `Enter` values have arrived it runs iteration after
 iteration: the condition's nodes, then (while the predicate holds) the body's nodes, in a
 precomputed order over a flat list of value slots; no ready queue, pending counts or
@@ -108,7 +108,7 @@ def compile_loop(nodes: list[FrameNode], enters: list[FrameNode]) -> CompiledLoo
     """The sequential form of the loop frame made of `nodes` (fed by `enters`), or None
     when the frame does not qualify."""
     if not enters or any(n.kind not in (*_OK_KINDS, MERGE, SWITCH, NEXT, EXIT)
-                         or n.is_async for n in nodes):
+                         or n.is_async or n.frame_key is not None for n in nodes):
         return None
     in_frame = set(nodes)
     slot: dict[tuple[FrameNode, int], int] = {}

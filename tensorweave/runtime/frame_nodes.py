@@ -1,14 +1,13 @@
-"""The static side of the frame executor: node kinds, dead values, and which loop frame
-each node belongs to (shared by `frame_executor`, `frame_loops`, the placer and the
-partitioner)."""
+"""The static side of the frame executor: node kinds, dead values and the frame/node
+records (shared by `frame_executor`, `frame_run` and `frame_loops`; the partitioner's view
+of frames is `partition_frames`)."""
 
 from __future__ import annotations
 
-import collections
 from typing import Any
 
-import numpy as np
-
+# NOTE: the dead value is the rendezvous' own (transports carry it as a flag).
+from tensorweave.framework.rendezvous import DEAD, Dead  # noqa: F401
 from tensorweave.runtime.node_spec import NodeSpec
 
 CONTROL_FLOW_OPS = frozenset({
@@ -16,34 +15,6 @@ CONTROL_FLOW_OPS = frozenset({
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
 })
 
-
-class Dead:
-    """The value of a dead tensor (its branch or iteration was not taken)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "DEAD"
-
-
-DEAD = Dead()
-
-# NOTE: how a dead value crosses a `_Send`/`_Recv` pair: a string scalar no program
-# produces (TensorFlow's rendezvous carries an `is_dead` flag; ours carries tensors only).
-_DEAD_BYTES = b"\x00tensorweave:dead-tensor\x00"
-
-
-def dead_marker() -> np.ndarray:
-    """The string scalar a `_Send` sends for a dead value."""
-    marker = np.empty((), dtype=object)
-    marker[()] = _DEAD_BYTES
-    return marker
-
-
-def is_dead_marker(value: Any) -> bool:
-    """True for the value `dead_marker` makes."""
-    return (type(value) is np.ndarray and value.dtype == object and value.ndim == 0
-            and value[()] == _DEAD_BYTES)
 
 # Node kinds: how the executor runs a node and where its outputs go.
 NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, PASS, TRIGGER, CONST = range(9)
@@ -59,44 +30,6 @@ KINDS = {
 def has_control_flow(nodes: list[NodeSpec]) -> bool:
     """True when any node is a control-flow primitive."""
     return any(n.op in CONTROL_FLOW_OPS for n in nodes)
-
-
-def loop_frames(nodes: list[NodeSpec]) -> dict[str, str]:
-    """The outermost loop frame of each node inside a while loop (a `frame_name`; an
-    `Enter` counts in the frame it feeds); root-frame nodes are left out."""
-    by_name = {n.name: n for n in nodes}
-    succ: dict[str, list[str]] = collections.defaultdict(list)
-    has_input: set[str] = set()
-    for n in nodes:
-        for src in [s for s, _ in n.data_inputs()] + n.control_inputs():
-            if src in by_name:
-                succ[src].append(n.name)
-                has_input.add(n.name)
-    frame: dict[str, str] = {n.name: "" for n in nodes if n.name not in has_input}
-    parent: dict[str, str] = {}
-    todo = collections.deque(frame)
-    while todo:
-        name = todo.popleft()
-        node, out = by_name[name], frame[name]
-        if node.op in ("Enter", "RefEnter"):
-            out = node.attrs["frame_name"]
-            parent.setdefault(out, frame[name])
-        elif node.op in ("Exit", "RefExit"):
-            out = parent.get(frame[name], "")
-        for d in succ[name]:
-            if d not in frame:
-                frame[d] = out
-                todo.append(d)
-    for n in nodes:
-        if n.op in ("Enter", "RefEnter"):
-            frame[n.name] = n.attrs["frame_name"]
-
-    def outermost(f: str) -> str:
-        while parent.get(f):
-            f = parent[f]
-        return f
-
-    return {k: outermost(v) for k, v in frame.items() if v}
 
 
 class StaticFrame:
@@ -121,7 +54,8 @@ class FrameNode:
 
     __slots__ = ("spec", "name", "kind", "fn", "is_async", "deref", "frame", "local",
                  "in_base", "n_in", "outs", "ctrl_outs", "child", "is_constant",
-                 "merge_expect", "n_ctrl", "nout", "may_ref", "is_fetch", "const")
+                 "merge_expect", "n_ctrl", "nout", "may_ref", "is_fetch", "const",
+                 "frame_key")
 
     def __init__(self, spec: NodeSpec, kind: int):
         self.spec, self.name, self.kind = spec, spec.name, kind
@@ -139,5 +73,8 @@ class FrameNode:
         self.may_ref = False  # some input comes from a reference output (a `Var`)
         self.is_fetch = False
         self.const: Any = None
+        # (send device, incarnation, recv device, tensor name) of a `_Send`/`_Recv` inside
+        # a loop frame: its key gets `frame_id:iter_id` at run time.
+        self.frame_key: tuple | None = None
 
 

@@ -4,6 +4,7 @@ queue and the propagation of live and dead values (see `frame_executor` for the 
 from __future__ import annotations
 
 import collections
+import hashlib
 import queue
 import threading
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave import errors
+from tensorweave.framework.rendezvous import create_key
 from tensorweave.framework.resource_mgr import Var
 from tensorweave.kernels.context import StepContext
 from tensorweave.runtime import executor
@@ -27,8 +29,6 @@ from tensorweave.runtime.frame_nodes import (
     TRIGGER,
     FrameNode,
     StaticFrame,
-    dead_marker,
-    is_dead_marker,
 )
 from tensorweave.runtime.plan_entry import wrap_error
 
@@ -37,7 +37,7 @@ class _Frame:
     """A frame instance: the iterations of one loop for one parent iteration."""
 
     __slots__ = ("static", "parent_iter", "iters", "first", "next_iter", "pending_enters",
-                 "invariants", "deferred", "live_exits", "key", "values")
+                 "invariants", "deferred", "live_exits", "key", "values", "fid")
 
     def __init__(self, static: StaticFrame, parent_iter: _Iter | None, key: Any):
         self.static, self.parent_iter, self.key = static, parent_iter, key
@@ -48,6 +48,7 @@ class _Frame:
         self.invariants: list[tuple[FrameNode, int, Any]] = []
         self.deferred: list[tuple[FrameNode, int, Any]] = []
         self.live_exits: set[FrameNode] = set()
+        self.fid: int | None = None if parent_iter is not None else 0
 
 
 class _Iter:
@@ -141,7 +142,7 @@ class StepRun:
             self.in_flight -= 1
             if err is not None:
                 raise wrap_error(err, node.spec if node is not None else None) from err
-            if node.nout == 1 and is_dead_marker(outs):
+            if node.nout == 1 and outs is DEAD:
                 self._finish(node, it, [DEAD], True)
                 continue
             self._finish(node, it, outs if node.nout != 1 else [outs], False)
@@ -182,7 +183,10 @@ class StepRun:
         if it.dead[node.local] and kind != TRIGGER:
             if node.spec.op == "_Send":
                 # NOTE: the receiver must learn that the value is dead.
-                node.fn(self.ctx, dead_marker())
+                if node.frame_key is not None:
+                    self.ctx.rendezvous.send(_framed_key(node, it), DEAD)
+                else:
+                    node.fn(self.ctx, DEAD)
             self._finish(node, it, [DEAD] * node.nout, True)
             return
         if kind == PASS or kind == ENTER or kind == EXIT or kind == NEXT:
@@ -200,6 +204,9 @@ class StepRun:
             for k in node.deref:
                 if type(args[k]) is Var:
                     args[k] = args[k].read()
+            if node.frame_key is not None:
+                self._framed_transfer(node, it, args)
+                return
             if node.is_async:
                 self.in_flight += 1
                 node.fn.start(self.ctx, args, _FrameDone(self.completions, node, it))
@@ -215,6 +222,25 @@ class StepRun:
                           threading.get_ident() & 0xFFFF, node.name)
             outs = [r] if node.nout == 1 else (r if node.nout else [])
         self._finish(node, it, outs, False)
+
+    def _framed_transfer(self, node: FrameNode, it: _Iter, args: list[Any]) -> None:
+        """A `_Send`/`_Recv` inside a loop frame: its key names the frame instance and
+        iteration; a receive from another task is pulled through `ctx.fetch_remote`."""
+        key = _framed_key(node, it)
+        ctx = self.ctx
+        if node.spec.op == "_Send":
+            try:
+                ctx.rendezvous.send(key, args[0])
+            except Exception as e:
+                raise wrap_error(e, node.spec) from e
+            self._finish(node, it, [], False)
+            return
+        self.in_flight += 1
+        done = _FrameDone(self.completions, node, it)
+        if ctx.fetch_remote is not None:
+            ctx.fetch_remote(key, node.frame_key[0])
+        ctx.rendezvous.recv_many_async(
+            [key], lambda values, err: done(error=err) if err is not None else done(values[0]))
 
     def _finish(self, node: FrameNode, it: _Iter, outs: Any, is_dead: bool) -> None:
         """Propagates a node's outputs, then retires it from its iteration."""
@@ -438,6 +464,21 @@ class _FrameDone:
             return
         self._called = True
         self._q.put((self._node, self._it, outputs, error))
+
+
+def _frame_id(frame: _Frame) -> int:
+    """The id of a frame instance in rendezvous keys: 0 for the root, else a hash of its
+    parent's id, the parent iteration and its name (the same in every partition)."""
+    if frame.fid is None:
+        parent = frame.parent_iter
+        name = f"{_frame_id(parent.frame)};{parent.num};{frame.static.name}".encode()
+        frame.fid = int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "little")
+    return frame.fid
+
+
+def _framed_key(node: FrameNode, it: _Iter) -> str:
+    send, incarnation, recv, name = node.frame_key
+    return create_key(send, incarnation, recv, name, (_frame_id(it.frame), it.num))
 
 
 def _value(v: Any) -> Any:

@@ -10,6 +10,9 @@ Differences from TensorFlow, on purpose:
 * A small `Const` without inputs consumed on another device is copied into that device's
   partition instead of being sent each step (no message, no round: an optimizer's
   learning-rate constant on the worker feeding apply ops on the ps, for one).
+* A while loop may span devices: edges inside a loop frame get per-iteration keys and a
+  control loop in each partition the frame touches (`partition_frames`; TensorFlow adds
+  one on the receiving side only, here the sender gets one too).
 * Every cross-device edge gets a `_recv_batch` number, the count of device crossings on the
   longest path to its source. Receives from one sender with the same number can never
   depend on each other, so a worker fetches them in one message (one message per task pair
@@ -26,6 +29,7 @@ from tensorweave.framework import dtypes
 from tensorweave.framework.rendezvous import create_key
 from tensorweave.runtime.frame_nodes import has_control_flow
 from tensorweave.runtime.node_spec import NodeSpec, split_tensor_name
+from tensorweave.runtime.partition_frames import ControlLoops, FrameInfo, frame_info
 
 
 @dataclasses.dataclass
@@ -67,6 +71,13 @@ class _Partitioner:
         # NOTE: with control flow a received value may be dead: such receivers need the
         # frame executor (`frame_executor.frame_plan`).
         self.control_flow = has_control_flow(nodes)
+        self.frames: FrameInfo | None = None
+        if self.control_flow:
+            info = frame_info(nodes)
+            if info.parent:
+                self.frames = info
+                self.loops = ControlLoops(info, self._add_node, self.fresh,
+                                          self._send_pred, placement, nodes)
 
     def part(self, device: str) -> Partition:
         if device not in self.parts:
@@ -79,6 +90,22 @@ class _Partitioner:
             if name not in self.taken:
                 self.taken.add(name)
                 return name
+
+    def _add_node(self, spec: NodeSpec) -> None:
+        """Adds a node the partitioner made (a control loop's) to its device's partition."""
+        self.part(spec.device).nodes.append(spec)
+        self.nodes[spec.name], self.placement[spec.name] = spec, spec.device
+        self.rounds[spec.name] = 0
+        self.taken.add(spec.name)
+
+    def _send_pred(self, cond: str, frame: str, device: str) -> str:
+        return self.cross_edge(cond, 0, device) + ":0"
+
+    def frame_of_edge(self, src: str) -> str:
+        """The loop frame of the edges leaving `src` ("" for the root frame)."""
+        if self.frames is None:
+            return ""
+        return self.frames.output_frame(self.nodes[src])
 
     def dtype_of(self, src: str, idx: int) -> dtypes.DType:
         return self.nodes[src].output_dtypes[idx].base_dtype
@@ -144,6 +171,14 @@ class _Partitioner:
         dtype = self.dtype_of(src, idx)
         edge_name = f"edge_{next(self.counter)}_{src}"
         send_attrs = self.transfer_attrs(dtype, edge_name, src_device, dst_device, False)
+        frame = self.frame_of_edge(src)
+        if frame:
+            # NOTE: a transfer inside a loop: its key gets the frame instance and iteration
+            # at run time; the receive runs once per iteration of the control loop. The
+            # sender gets a control loop too: a value of a loop-invariant `Enter` is sent
+            # in every iteration only if the sender's frame has every iteration.
+            send_attrs["_frame"] = frame
+            self.loops.merge(frame, src_device)
         send = self.fresh(src)
         self.part(src_device).nodes.append(
             NodeSpec(send, "_Send", [f"{src}:{idx}"], src_device, send_attrs)
@@ -154,7 +189,9 @@ class _Partitioner:
         if self.control_flow:
             recv_attrs["_control_flow"] = True
         recv = self.fresh(src)
-        self.part(dst_device).nodes.append(NodeSpec(recv, "_Recv", [], dst_device, recv_attrs))
+        inputs = ["^" + self.loops.merge(frame, dst_device)] if frame else []
+        self.part(dst_device).nodes.append(
+            NodeSpec(recv, "_Recv", inputs, dst_device, recv_attrs))
         self.recv_for[key] = recv
         return recv
 
@@ -170,6 +207,8 @@ class _Partitioner:
         ))
         self.nodes[dummy] = self.part(src_device).nodes[-1]
         self.placement[dummy] = src_device
+        if self.frames is not None:
+            self.frames.frame_of[dummy] = self.frame_of_edge(src)
         self.rounds[dummy] = self.rounds[src]
         recv = self.cross_edge(dummy, 0, dst_device)
         self.recv_for[key] = recv

@@ -5,6 +5,9 @@
 * Explicit fields win; unset fields are filled from the first matching device in sorted
   order, TensorFlow's observable default (an unpinned op lands on `/job:ps` before
   `/job:worker`, and on task 0 of its job).
+* Nodes inside while loops are placed like any other: a loop may span devices (the
+  partitioner adds a control loop to each partition it touches, `partition_frames`),
+  except loops touching a plain TensorFlow task, which run whole on one device.
 
 `relocate_control_relays` is a step beyond TensorFlow's placer (in the spirit of Grappler's
 dependency optimizer): a `NoOp` that only joins control edges is moved to the device of its
@@ -27,8 +30,9 @@ from __future__ import annotations
 from tensorweave import errors
 from tensorweave.framework import dtypes
 from tensorweave.framework.device_spec import DeviceSpec
-from tensorweave.runtime.frame_nodes import has_control_flow, loop_frames
+from tensorweave.runtime.frame_nodes import has_control_flow
 from tensorweave.runtime.node_spec import NodeSpec
+from tensorweave.runtime.partition_frames import frame_info
 
 
 class _UnionFind:
@@ -79,7 +83,8 @@ def _matches(spec: DeviceSpec, device: DeviceSpec) -> bool:
 
 
 def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool = False,
-          all_nodes: dict[str, NodeSpec] | None = None) -> dict[str, str]:
+          all_nodes: dict[str, NodeSpec] | None = None,
+          tensorflow_devices: frozenset[str] = frozenset()) -> dict[str, str]:
     """Chooses a full device name for every node.
 
     Args:
@@ -88,6 +93,8 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
       allow_soft_placement: ignore device constraints that match no device instead of
         failing.
       all_nodes: every node by name (to follow colocation references outside `nodes`).
+      tensorflow_devices: devices of plain TensorFlow tasks: a while loop that would
+        touch one runs whole on one device (`_keep_loops_whole`).
 
     Returns:
       node name -> full device name.
@@ -95,6 +102,7 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
     Raises:
       InvalidArgumentError: if a node asks for a device that does not exist, or a
         colocation group has conflicting constraints.
+      UnimplementedError: a loop touching a TensorFlow task uses state on two devices.
     """
     by_name = {n.name: n for n in nodes}
     all_nodes = all_nodes or by_name
@@ -135,27 +143,34 @@ def place(nodes: list[NodeSpec], devices: list[str], allow_soft_placement: bool 
         device = _choose(spec, parsed, members, allow_soft_placement)
         for m in members:
             result[m.name] = device
-    if has_control_flow(nodes):
-        _colocate_loops(nodes, result)
+    if tensorflow_devices and has_control_flow(nodes):
+        _keep_loops_whole(nodes, result, tensorflow_devices)
     return result
 
 
-def _colocate_loops(nodes: list[NodeSpec], result: dict[str, str]) -> None:
-    """Places each while loop's nodes (its Enters, body, condition and Exits) on one device.
+def _keep_loops_whole(nodes: list[NodeSpec], result: dict[str, str],
+                      tensorflow_devices: frozenset[str]) -> None:
+    """Moves each while loop that touches a TensorFlow task onto one device: where the
+    state its body uses by reference lives, else where its `LoopCond` is.
 
-    The frame executor runs a loop frame within one partition, so a loop never spans
-    tasks: it goes where the state its body uses by reference lives (a variable it
-    assigns), else where its `LoopCond` was placed. (TensorFlow instead adds a control
-    loop to every partition a frame touches and sends the loop predicate each iteration.)
+    A loop spanning partitions needs the same `frame_id` in the rendezvous keys of both
+    ends; TensorFlow's executor derives its own, so a TensorFlow task only ever runs
+    whole loops (as every loop ran before loops could span tasks).
 
     Raises:
-      UnimplementedError: a loop uses state by reference on two different devices.
+      UnimplementedError: such a loop uses state by reference on two devices.
     """
+    info = frame_info(nodes)
     by_name = {n.name: n for n in nodes}
-    frames: dict[str, list[NodeSpec]] = {}
-    for name, frame in loop_frames(nodes).items():
-        frames.setdefault(frame, []).append(by_name[name])
-    for frame, members in frames.items():
+    loops: dict[str, list[NodeSpec]] = {}
+    for name, frame in info.frame_of.items():
+        while info.parent.get(frame):
+            frame = info.parent[frame]
+        if frame:
+            loops.setdefault(frame, []).append(by_name[name])
+    for frame, members in loops.items():
+        if not {result[m.name] for m in members} & tensorflow_devices:
+            continue
         names = {m.name for m in members}
         anchored = set()
         for m in members:
@@ -166,13 +181,11 @@ def _colocate_loops(nodes: list[NodeSpec], result: dict[str, str]) -> None:
                     anchored.add(result[src])
         if len(anchored) > 1:
             raise errors.UnimplementedError(
-                None, None, f"While loop {frame!r} uses state on several devices "
-                f"({sorted(anchored)}); a loop must keep its by-reference state on one device")
-        if anchored:
-            device = anchored.pop()
-        else:
-            cond = [m for m in members if m.op == "LoopCond"]
-            device = result[cond[0].name] if cond else result[members[0].name]
+                None, None, f"While loop {frame!r} runs on a TensorFlow task and uses state "
+                f"on several devices ({sorted(anchored)}); with TensorFlow tasks a loop "
+                "keeps its by-reference state on one device")
+        cond = info.cond.get(frame)
+        device = anchored.pop() if anchored else result[cond or members[0].name]
         for m in members:
             result[m.name] = device
 

@@ -38,6 +38,7 @@ from tensorweave.distributed.transport.status import (
     from_rpc_error,
 )
 from tensorweave.distributed.transport.stream_conn import StreamClosed, StreamConn
+from tensorweave.framework.rendezvous import DEAD
 from tensorweave.protos import (
     master_pb2,
     tensorflow_server_pb2,
@@ -431,6 +432,7 @@ class GrpcRemoteWorker:
         got.update(self._take_shm(step_id, resp.shm_tensor, timeout_s))
         for key in resp.deferred_key:
             got[key] = self.pull_tensor(step_id, key, timeout_s)
+        got.update(dict.fromkeys(resp.dead_key, DEAD))
         return [got[k] for k in keys]
 
     def recv_tensor(self, step_id: int, key: str, timeout_s: float | None = None) -> Any:
@@ -441,7 +443,8 @@ class GrpcRemoteWorker:
         """
         req = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
         data = self._stub.call(methods.RECV_TENSOR, req, timeout_s)
-        return codec.decode(worker_pb2.RecvTensorResponse.FromString(data).tensor)
+        resp = worker_pb2.RecvTensorResponse.FromString(data)
+        return DEAD if resp.is_dead else codec.decode(resp.tensor)
 
     def recv_tensors_async(self, step_id: int, keys: list[str], done: Done,
                            timeout_s: float | None = None) -> Canceller:

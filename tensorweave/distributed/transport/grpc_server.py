@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
+import numpy as np
 from google.protobuf.message import DecodeError
 
 from tensorweave import errors
@@ -36,6 +37,7 @@ from tensorweave.distributed.transport import security as security_lib
 from tensorweave.distributed.transport.status import abort
 from tensorweave.framework import limits
 from tensorweave.framework.cancellation import CancellationManager, is_derived
+from tensorweave.framework.rendezvous import DEAD
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 
 SERVER_OPTIONS = [
@@ -46,6 +48,9 @@ SERVER_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", 5000),
 ]
+
+# NOTE: the tensor of a dead `RecvTensorResponse` (TensorFlow's readers parse it anyway).
+_EMPTY = np.zeros((0,), np.float32)
 
 
 def _time_remaining(context: Any) -> float | None:
@@ -141,9 +146,18 @@ class WorkerServicer:
         return True
 
     def _add_value(self, step_id: int, key: str, value: Any, use_shm: bool, inline: Any,
-                   files: Any, deferred: Any) -> None:
-        """Puts a result into a response: as a /dev/shm file, inline, or stashed for a
-        `RecvTensorStream` (its key in `deferred`)."""
+                   files: Any, deferred: Any, dead: Any = None) -> None:
+        """Puts a result into a response: as a /dev/shm file, inline, stashed for a
+        `RecvTensorStream` (its key in `deferred`), or, for a dead value, its key in `dead`.
+
+        Raises:
+          InternalError: a dead value where the response has no place for one (a fetch).
+        """
+        if value is DEAD:
+            if dead is None:
+                raise errors.InternalError(None, None, f"Dead value for fetch {key}")
+            dead.append(key)
+            return
         if use_shm and shm.fits(value):
             try:
                 files.append(shm.write(key, value, self._outbox, (step_id, key)))
@@ -245,7 +259,11 @@ class WorkerServicer:
         values = wait_for(context, lambda done: self._w.recv_tensors_async(
             req.step_id, [req.rendezvous_key], done), "RecvTensor")
         resp = worker_pb2.RecvTensorResponse()
-        codec.encode(values[0], resp.tensor)
+        if values[0] is DEAD:
+            resp.is_dead = True  # NOTE: TensorFlow's flag; an empty float tensor rides along
+            codec.encode(_EMPTY, resp.tensor)
+        else:
+            codec.encode(values[0], resp.tensor)
         self._stats.add(sent=nbytes(values))
         return resp.SerializeToString()
 
@@ -259,7 +277,7 @@ class WorkerServicer:
         use_shm = req.accept_shm and self._shm_allowed()
         for key, value in zip(keys, values):
             self._add_value(req.step_id, key, value, use_shm, resp.tensor, resp.shm_tensor,
-                            resp.deferred_key)
+                            resp.deferred_key, resp.dead_key)
         return resp.SerializeToString()
 
     def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:

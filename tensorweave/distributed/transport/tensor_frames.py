@@ -11,7 +11,8 @@ starting `ALIGN`-aligned from the body start:
     u32 count, u32 table length
     table, per entry:  u32 key length, i32 dtype (TensorFlow's DataType enum; 0: the data
                        is a serialized TensorProto, used for string tensors), u32 rank,
-                       u32 0, u64 data length, rank x i64 dims, key (UTF-8)
+                       u32 flags (bit 0: the value is dead, no data; TensorFlow's
+                       `is_dead`), u64 data length, rank x i64 dims, key (UTF-8)
     zero padding, then per entry: data, zero padding to a multiple of `ALIGN`
 
 A step sends the same keys, dtypes and shapes every time, so both ends cache layouts: the
@@ -33,14 +34,17 @@ import numpy as np
 from tensorweave import errors
 from tensorweave.distributed.transport import codec
 from tensorweave.framework import dtypes
+from tensorweave.framework.rendezvous import DEAD
 from tensorweave.protos import tensor_pb2
 
 ALIGN = 64
 _HEAD = struct.Struct("<II")
 _ENTRY = struct.Struct("<IiIIQ")
 _PROTO = 0
+_FLAG_DEAD = 1
 _PAD = bytes(ALIGN)
 _CACHE_SIZE = 256
+_DEAD_ENTRY = np.empty((0,), object)  # NOTE: stands for a dead value in `encode`
 
 
 class _Layout:
@@ -61,15 +65,16 @@ def _pad(n: int) -> int:
     return -n % ALIGN
 
 
-def _table(entries: list[tuple[bytes, int, tuple, int]]) -> tuple[bytes, list[bytes]]:
-    """(head + table + padding, data paddings) for (key, dtype enum, shape, nbytes)s."""
+def _table(entries: list[tuple[bytes, int, tuple, int, int]]) -> tuple[bytes, list[bytes]]:
+    """(head + table + padding, data paddings) for (key, dtype enum, shape, nbytes,
+    flags)s."""
     table = b"".join(
-        _ENTRY.pack(len(key), enum, len(shape), 0, nbytes)
+        _ENTRY.pack(len(key), enum, len(shape), flags, nbytes)
         + struct.pack(f"<{len(shape)}q", *shape) + key
-        for key, enum, shape, nbytes in entries)
+        for key, enum, shape, nbytes, flags in entries)
     prefix = _HEAD.pack(len(entries), len(table)) + table
     prefix += _PAD[:_pad(len(prefix))]
-    return prefix, [_PAD[:_pad(nbytes)] for _, _, _, nbytes in entries]
+    return prefix, [_PAD[:_pad(nbytes)] for _, _, _, nbytes, _ in entries]
 
 
 def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
@@ -79,30 +84,38 @@ def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
       (buffers, total length in bytes): bytes objects and memoryviews of the arrays
       themselves, to be sent in order without joining.
     """
-    arrays = []
+    arrays: list[Any] = []
     for _, value in items:
+        if value is DEAD:
+            arrays.append(_DEAD_ENTRY)
+            continue
         arr = codec.as_array(value)
         if arr.dtype != object and not arr.flags.c_contiguous:
             arr = arr.copy(order="C")  # NOTE: not ascontiguousarray: it makes 0-d 1-d
         arrays.append(arr)
-    signature = tuple((key, arr.dtype, arr.shape) for (key, _), arr in zip(items, arrays))
+    signature = tuple((key, None, None) if arr is _DEAD_ENTRY else (key, arr.dtype, arr.shape)
+                      for (key, _), arr in zip(items, arrays))
     cached = _encoded.get(signature)
     datas = []
     entries = []
     for (key, _), arr in zip(items, arrays):
-        if arr.dtype == object:
-            data: Any = codec.tensor_proto(arr).SerializeToString()
-            entries.append((key.encode(), _PROTO, (), len(data)))
+        if arr is _DEAD_ENTRY:
+            data: Any = b""
+            if cached is None:
+                entries.append((key.encode(), _PROTO, (), 0, _FLAG_DEAD))
+        elif arr.dtype == object:
+            data = codec.tensor_proto(arr).SerializeToString()
+            entries.append((key.encode(), _PROTO, (), len(data), 0))
             cached = None  # NOTE: its length varies with the strings
         else:
             data = memoryview(arr.reshape(-1).view(np.uint8)) if arr.size else b""
             if cached is None:
                 entries.append((key.encode(), dtypes.as_dtype(arr.dtype).as_datatype_enum,
-                                arr.shape, arr.nbytes))
+                                arr.shape, arr.nbytes, 0))
         datas.append(data)
     if cached is None:
         cached = _table(entries)
-        if all(enum != _PROTO for _, enum, _, _ in entries):
+        if all(enum != _PROTO or flags for _, enum, _, _, flags in entries):
             if len(_encoded) >= _CACHE_SIZE:
                 _encoded.clear()
             _encoded[signature] = cached
@@ -137,7 +150,9 @@ def decode(body: bytearray) -> list[tuple[str, Any]]:
             raise ValueError(f"{len(body)} bytes where the table announces {layout.end}")
         out = []
         for key, enum, npt, offset, shape, nbytes in layout.entries:
-            if enum == _PROTO:
+            if npt is DEAD:
+                value: Any = DEAD
+            elif enum == _PROTO:
                 proto = tensor_pb2.TensorProto.FromString(bytes(body[offset:offset + nbytes]))
                 value = codec.decode(proto)
             else:
@@ -155,14 +170,18 @@ def _parse(count: int, table: bytes) -> _Layout:
     offset = _HEAD.size + len(table)
     offset += _pad(offset)
     for _ in range(count):
-        key_len, enum, rank, _, nbytes = _ENTRY.unpack_from(table, pos)
+        key_len, enum, rank, flags, nbytes = _ENTRY.unpack_from(table, pos)
         pos += _ENTRY.size
         shape = struct.unpack_from(f"<{rank}q", table, pos)
         pos += 8 * rank
         key = table[pos:pos + key_len].decode()
         pos += key_len
-        npt = None
-        if enum != _PROTO:
+        npt: Any = None
+        if flags & _FLAG_DEAD:
+            npt = DEAD  # NOTE: the entry's value, not a dtype
+            if nbytes or rank:
+                raise ValueError(f"entry {key!r}: dead with {nbytes} bytes of data")
+        elif enum != _PROTO:
             npt = np.dtype(dtypes.as_dtype(enum).as_numpy_dtype)
             if math.prod(shape) * npt.itemsize != nbytes:
                 raise ValueError(f"entry {key!r}: {nbytes} bytes for shape {shape}")

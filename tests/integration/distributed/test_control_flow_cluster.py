@@ -1,6 +1,6 @@
 """While loops and conds on a 1-worker / 1-ps in-process cluster: a loop whose body
-updates a ps variable runs on the ps task (loops are placed on one device; its inputs and
-outputs cross tasks in the root frame), failed and timed-out steps inside a loop end
+updates a ps variable runs on the worker with the update on the ps (the loop spans both
+partitions, see `runtime.partition_frames`), failed and timed-out steps inside a loop end
 cleanly, and gradients of a loop over ps variables train."""
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ def test_loop_updating_a_ps_variable(target):
             assert (i, acc, d) == (5, 20.0, 40.0)
             assert sess.run(v) == 6.0
             ps_nodes = next(nodes for dev, nodes in ran.items() if "/job:ps/" in dev)
-            assert "while/AssignAdd" in ps_nodes and "while/LoopCond" in ps_nodes
+            worker_nodes = next(nodes for dev, nodes in ran.items() if "/job:worker/" in dev)
+            assert "while/AssignAdd" in ps_nodes and "while/LoopCond" in worker_nodes
+            assert "while/LoopCond" not in ps_nodes
 
 
 def test_loop_reading_a_ps_variable_and_cond_on_the_worker(target):

@@ -7,6 +7,7 @@ import pytest
 
 from tensorweave import errors
 from tensorweave.distributed.transport import tensor_frames
+from tensorweave.framework.rendezvous import DEAD
 
 
 def _roundtrip(items):
@@ -76,3 +77,23 @@ def test_layouts_are_cached_but_every_frame_carries_its_own_values():
     np.testing.assert_array_equal(b[0][1], [10, 11, 12])
     c = _roundtrip([("k", np.arange(4, dtype=np.float32))])  # same key, new shape
     assert c[0][1].shape == (4,)
+
+
+def test_dead_values_travel_as_a_flag():
+    items = [("live", np.float32(1.5)), ("dead", DEAD), ("s", np.array([], dtype=object))]
+    for _ in range(2):  # NOTE: the second frame reuses the cached layout
+        out = _roundtrip(items)
+        assert out[0][1] == np.float32(1.5)
+        assert out[1][1] is DEAD
+        assert out[2][1].shape == (0,) and out[2][1].dtype == object
+    # A key once dead, then live (its layout is not taken for the dead one's).
+    out = _roundtrip([("live", np.float32(2.0)), ("dead", np.array([], dtype=object))])
+    assert out[1][1].shape == (0,)
+
+
+def test_dead_entry_with_data_is_data_loss():
+    bufs, _ = tensor_frames.encode([("k", np.arange(4, dtype=np.float32))])
+    body = bytearray(b"".join(bytes(b) for b in bufs))
+    body[8 + 12] = 1  # the entry's flags: dead, yet 16 bytes of data
+    with pytest.raises(errors.DataLossError, match="dead with"):
+        tensor_frames.decode(body)

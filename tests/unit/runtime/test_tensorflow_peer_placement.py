@@ -88,3 +88,37 @@ def test_feeds_and_fetches_of_a_tensorflow_task_go_through_the_client(relayed):
     assert ps_ops == ["Identity", "_Recv", "_Send"]
     assert not any(n.attrs.get("client_terminated") for n in parts[PS].nodes
                    if n.op in ("_Send", "_Recv"))
+
+
+def _loop_over_ps_state(two_ps: bool = False):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(0.0, name="v")
+        with tf.device("/job:ps/task:1" if two_ps else "/job:ps/task:0"):
+            w = tf.Variable(0.0, name="w")
+        with tf.device("/job:worker/task:0"):
+            def body(i):
+                with tf.control_dependencies([tf.assign_add(v, 1.0), tf.assign_add(w, 1.0)]):
+                    return i + 1
+
+            tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    return [NodeSpec.from_operation(op) for op in g.get_operations()]
+
+
+def test_loop_spans_tensorweave_tasks_but_runs_whole_on_a_tensorflow_task():
+    nodes = _loop_over_ps_state()
+    spread = place(nodes, [PS, W])
+    assert spread["while/LoopCond"] == W and spread["while/AssignAdd"] == PS
+    whole = place(nodes, [PS, W], tensorflow_devices=frozenset({PS}))
+    assert whole["while/LoopCond"] == PS and whole["while/AssignAdd"] == PS
+    assert whole["while/Enter"] == PS and whole["while/Exit"] == PS
+    assert whole["Const"] == W  # outside the loop: unchanged
+
+
+def test_loop_on_a_tensorflow_task_with_state_on_two_devices_is_unimplemented():
+    ps1 = "/job:ps/replica:0/task:1/device:CPU:0"
+    nodes = _loop_over_ps_state(two_ps=True)
+    assert place(nodes, [PS, ps1, W])["while/LoopCond"] == W  # tensorweave tasks: fine
+    with pytest.raises(errors.UnimplementedError, match="TensorFlow task"):
+        place(nodes, [PS, ps1, W], tensorflow_devices=frozenset({ps1}))
