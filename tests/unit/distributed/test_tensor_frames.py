@@ -76,3 +76,27 @@ def test_layouts_are_cached_but_every_frame_carries_its_own_values():
     np.testing.assert_array_equal(b[0][1], [10, 11, 12])
     c = _roundtrip([("k", np.arange(4, dtype=np.float32))])  # same key, new shape
     assert c[0][1].shape == (4,)
+
+
+def test_a_layout_cache_reuses_tables_and_keeps_values_apart():
+    cache = tensor_frames.LayoutCache()
+    first = [("a", np.arange(6, dtype=np.float32).reshape(2, 3)), ("s", np.int64(4))]
+    second = [("a", np.ones((2, 3), np.float32)), ("s", np.int64(9))]
+    bufs1, _ = tensor_frames.encode(first, cache)
+    bufs2, _ = tensor_frames.encode(second, cache)
+    assert bufs2[0] is bufs1[0]  # NOTE: the same table object, built once
+    assert len(cache.encoded) == 1
+    for items, bufs in ((first, bufs1), (second, bufs2)):
+        body = bytearray(b"".join(bytes(b) for b in bufs))
+        out = tensor_frames.decode(body, cache)
+        for (_, want), (_, got) in zip(items, out):
+            np.testing.assert_array_equal(got, want)
+    assert len(cache.decoded) == 1
+    other = tensor_frames.LayoutCache()
+    assert tensor_frames.encode(first, other)[0][0] is not bufs1[0]
+
+
+def test_strings_are_never_cached():
+    cache = tensor_frames.LayoutCache()
+    tensor_frames.encode([("s", np.array([b"abc"], dtype=object))], cache)
+    assert cache.encoded == {}
