@@ -38,7 +38,8 @@ files of a `RunGraph` as soon as the call returns. Files of processes that died 
 cleaning up are swept by the next process of the same user that writes (see `shm_files`).
 
 Security: files are created private to their user under unguessable names, and a reader
-only opens names of that form directly under `SHM_DIR`, without following links (see
+only opens names of that form directly under its directory (`OutboxOptions.directory`,
+default `SHM_DIR`), without following links (see
 `shm_files`); `read` only reads regular files owned by its own uid with no group/other
 permissions and exactly the announced size. So only processes of the same user exchange
 tensors this way; a remote peer naming a path gets nothing. A given-back file is reused
