@@ -52,8 +52,15 @@ class FuncRegistry:
         return holder.func if holder is not None else None
 
     def register(self, graph: Any, func: Callable[..., Any]) -> str:
-        """Registers `func` for as long as `graph` (a `Graph`) lives; returns its token."""
+        """Registers `func` for as long as `graph` (a `Graph`) lives; returns its token.
+
+        A function graph being traced (`Dataset.map`'s, with an `outer` graph) is dropped
+        once its body is serialized, so its functions belong to the outermost graph, as
+        TensorFlow's `py_func` does with `FuncGraph.outer_graph`.
+        """
         token, holder = self.insert(func)
+        while getattr(graph, "outer", None) is not None:
+            graph = graph.outer
         graph._py_funcs_used_in_graph.append(holder)
         return token
 

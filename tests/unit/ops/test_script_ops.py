@@ -127,3 +127,14 @@ def test_from_generator_callables_belong_to_their_graph():
     del g, ds, value, sess
     gc.collect()
     assert py_funcs.get(token) is None
+
+
+def test_py_func_in_a_dataset_map_lives_with_the_outer_graph():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(3).map(lambda x: tf.py_func(lambda v: v * 10, [x],
+                                                                tf.int64))
+        nxt = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+    gc.collect()  # NOTE: the map function's graph is gone once its body is serialized
+    with tf.Session(graph=g) as sess:
+        assert [sess.run(nxt) for _ in range(3)] == [0, 10, 20]
