@@ -2,6 +2,8 @@
 Python processes (the interpreter's own start included):
 
 * `import_s`: `python -c "import tensorweave"` (registers every op, kernel and gradient).
+* `import_train_s`: the same and `tf.train.GradientDescentOptimizer` (what a one-process
+  training program loads before it builds its graph).
 * `cli_help_s`: `python -m tensorweave --help` (the CLI's parser, no subcommand run).
 * `server_ready_s`: `python -m tensorweave server` of a one-task cluster until it prints its
   ready line (what every task of a cluster pays before it serves).
@@ -75,9 +77,12 @@ def _server_ready(tree: str, timeout_s: float = 60.0) -> float:
 def measure(tree: str, reps: int) -> dict[str, list[float]]:
     """`reps` samples of each workload for `tree`."""
     py = sys.executable
-    out: dict[str, list[float]] = {"import_s": [], "cli_help_s": [], "server_ready_s": []}
+    out: dict[str, list[float]] = {"import_s": [], "import_train_s": [], "cli_help_s": [],
+                                   "server_ready_s": []}
+    train = "import tensorweave as tf; tf.train.GradientDescentOptimizer"
     for _ in range(reps):
         out["import_s"].append(_timed([py, "-c", "import tensorweave"], tree))
+        out["import_train_s"].append(_timed([py, "-c", train], tree))
         out["cli_help_s"].append(_timed([py, "-m", "tensorweave", "--help"], tree))
         out["server_ready_s"].append(_server_ready(tree))
     return out
