@@ -8,6 +8,10 @@ Python processes (the interpreter's own start included):
 * `server_ready_s`: `python -m tensorweave server` of a one-task cluster until it prints its
   ready line (what every task of a cluster pays before it serves).
 
+Each also has a `*_cpu_s` figure: the user + system CPU time of the child process (for the
+server, until it exits after SIGTERM). On a loaded machine compare those: wall-clock time
+moves with whatever else runs, CPU time much less.
+
 With several `--trees` (source trees to put first on PYTHONPATH, e.g. a checkout of the
 commit before a change and the current one), the measurements alternate between the trees
 in each of `--rounds` rounds, so both see the same machine load; the load average before
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -37,11 +42,17 @@ def _env(tree: str) -> dict[str, str]:
     return env
 
 
-def _timed(cmd: list[str], tree: str) -> float:
-    t0 = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(cmd: list[str], tree: str) -> tuple[float, float]:
+    """(wall-clock seconds, CPU seconds) of running `cmd` to its end."""
+    cpu0, t0 = _children_cpu(), time.perf_counter()
     subprocess.run(cmd, env=_env(tree), cwd=tree, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _children_cpu() - cpu0
 
 
 def _free_port() -> int:
@@ -50,21 +61,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _server_ready(tree: str, timeout_s: float = 60.0) -> float:
+def _server_ready(tree: str, timeout_s: float = 60.0) -> tuple[float, float]:
+    """(seconds until the ready line, CPU seconds of the process until it exited)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "tensorweave", "server",
            f"--cluster_spec=worker|localhost:{port}", "--job_name=worker", "--task_index=0"]
-    t0 = time.perf_counter()
+    cpu0, t0 = _children_cpu(), time.perf_counter()
     proc = subprocess.Popen(cmd, env=_env(tree), cwd=tree, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
+    ready = None
     try:
         deadline = t0 + timeout_s
         for line in proc.stdout:
             if line.startswith("{"):
-                return time.perf_counter() - t0
+                ready = time.perf_counter() - t0
+                break
             if time.perf_counter() > deadline:
                 break
-        raise RuntimeError(f"server of {tree} did not become ready")
     finally:
         proc.terminate()
         try:
@@ -72,19 +85,28 @@ def _server_ready(tree: str, timeout_s: float = 60.0) -> float:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+        proc.stdout.close()
+    if ready is None:
+        raise RuntimeError(f"server of {tree} did not become ready")
+    return ready, _children_cpu() - cpu0
 
 
 def measure(tree: str, reps: int) -> dict[str, list[float]]:
     """`reps` samples of each workload for `tree`."""
     py = sys.executable
-    out: dict[str, list[float]] = {"import_s": [], "import_train_s": [], "cli_help_s": [],
-                                   "server_ready_s": []}
     train = "import tensorweave as tf; tf.train.GradientDescentOptimizer"
+    runs = {
+        "import": lambda: _timed([py, "-c", "import tensorweave"], tree),
+        "import_train": lambda: _timed([py, "-c", train], tree),
+        "cli_help": lambda: _timed([py, "-m", "tensorweave", "--help"], tree),
+        "server_ready": lambda: _server_ready(tree),
+    }
+    out: dict[str, list[float]] = {}
     for _ in range(reps):
-        out["import_s"].append(_timed([py, "-c", "import tensorweave"], tree))
-        out["import_train_s"].append(_timed([py, "-c", train], tree))
-        out["cli_help_s"].append(_timed([py, "-m", "tensorweave", "--help"], tree))
-        out["server_ready_s"].append(_server_ready(tree))
+        for name, run in runs.items():
+            wall, cpu = run()
+            out.setdefault(f"{name}_s", []).append(wall)
+            out.setdefault(f"{name}_cpu_s", []).append(cpu)
     return out
 
 
