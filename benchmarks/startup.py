@@ -13,8 +13,8 @@ server, until it exits after SIGTERM). On a loaded machine compare those: wall-c
 moves with whatever else runs, CPU time much less.
 
 With several `--trees` (source trees to put first on PYTHONPATH, e.g. a checkout of the
-commit before a change and the current one), the measurements alternate between the trees
-in each of `--rounds` rounds, so both see the same machine load; the load average before
+commit before a change and the current one), the trees take turns sample by sample in each
+of `--rounds` rounds, so both see the same machine load; the load average before
 and after is printed too. Compile the trees' bytecode first (`make bytecode`, or
 `python -m compileall -q <tree>/tensorweave`): with PYTHONDONTWRITEBYTECODE set, a tree
 without `.pyc` files recompiles every module in every process.
@@ -91,8 +91,8 @@ def _server_ready(tree: str, timeout_s: float = 60.0) -> tuple[float, float]:
     return ready, _children_cpu() - cpu0
 
 
-def measure(tree: str, reps: int) -> dict[str, list[float]]:
-    """`reps` samples of each workload for `tree`."""
+def measure_once(tree: str) -> dict[str, float]:
+    """One sample of each workload for `tree`: {name_s: wall seconds, name_cpu_s: CPU}."""
     py = sys.executable
     train = "import tensorweave as tf; tf.train.GradientDescentOptimizer"
     runs = {
@@ -101,12 +101,9 @@ def measure(tree: str, reps: int) -> dict[str, list[float]]:
         "cli_help": lambda: _timed([py, "-m", "tensorweave", "--help"], tree),
         "server_ready": lambda: _server_ready(tree),
     }
-    out: dict[str, list[float]] = {}
-    for _ in range(reps):
-        for name, run in runs.items():
-            wall, cpu = run()
-            out.setdefault(f"{name}_s", []).append(wall)
-            out.setdefault(f"{name}_cpu_s", []).append(cpu)
+    out: dict[str, float] = {}
+    for name, run in runs.items():
+        out[f"{name}_s"], out[f"{name}_cpu_s"] = run()
     return out
 
 
@@ -123,11 +120,17 @@ def main() -> None:
     samples: dict[str, dict[str, list[float]]] = {t: {} for t in trees}
     rounds: dict[str, list[dict[str, float]]] = {t: [] for t in trees}
     for _ in range(args.rounds):
+        got: dict[str, dict[str, list[float]]] = {t: {} for t in trees}
+        for rep in range(args.reps):
+            # NOTE: the trees take turns sample by sample (in alternating order), so a
+            # change of load hits them alike.
+            for tree in (trees if rep % 2 == 0 else trees[::-1]):
+                for k, v in measure_once(tree).items():
+                    got[tree].setdefault(k, []).append(v)
+                    samples[tree].setdefault(k, []).append(v)
         for tree in trees:
-            got = measure(tree, args.reps)
-            rounds[tree].append({k: round(float(np.median(v)), 3) for k, v in got.items()})
-            for k, v in got.items():
-                samples[tree].setdefault(k, []).extend(v)
+            rounds[tree].append({k: round(float(np.median(v)), 3)
+                                 for k, v in got[tree].items()})
     result = {
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
