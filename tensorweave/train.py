@@ -2,7 +2,6 @@
 re-exports)."""
 
 from tensorweave.distributed.cluster_spec import ClusterSpec
-from tensorweave.distributed.server import Server
 from tensorweave.framework.graph_io import write_graph
 from tensorweave.protos.checkpoint_state_pb2 import CheckpointState
 from tensorweave.protos.cluster_pb2 import ClusterDef, JobDef
@@ -169,7 +168,7 @@ __all__ = [
     "SaverDef",
     "Scaffold",
     "SecondOrStepTimer",
-    "Server",
+    "Server",  # noqa: F822  (loaded on first use: __getattr__ below)
     "ServerDef",
     "SessionCreator",
     "SessionManager",
@@ -263,3 +262,19 @@ __all__ += [
 from tensorweave.training.supervisor import Supervisor, basic_train_loop  # noqa: E402
 
 __all__ += ["Supervisor", "basic_train_loop"]
+
+
+# NOTE: `tf.train.Server` loads the distributed runtime (and grpc) on first use (PEP 562),
+# so a one-process program using tf.train's optimizers does not pay for them at start-up
+# (benchmarks/startup.py); `Session("grpc://...")` loads it the same way.
+def __getattr__(name: str):
+    if name == "Server":
+        from tensorweave.distributed.server import Server
+
+        globals()["Server"] = Server
+        return Server
+    raise AttributeError(f"module 'tensorweave.train' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"Server"})

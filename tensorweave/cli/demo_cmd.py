@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tensorweave.deploy import cluster_security
+from tensorweave.deploy import security_flags
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,12 +26,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", default=None, help="default: tw_output/demo-<time>")
     p.add_argument("--no-progress", dest="progress", action="store_false", default=None,
                    help="plain output even on a terminal")
-    cluster_security.add_flags(p)
+    security_flags.add_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs the demo with the parsed flags."""
+    from tensorweave.deploy import cluster_security
     from tensorweave.deploy.demo import DemoOptions, run_demo
 
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tensorweave.deploy import cluster_security
+from tensorweave.deploy import security_flags
 
 _EPILOG = """\
 Placeholders substituted in the command: {ps_hosts} {worker_hosts} {job_name} {task_index}
@@ -61,13 +61,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run the tasks in network namespaces as stand-in hosts (root only): a host "
         "per task, or the ps tasks on one host and the workers on another",
     )  # fmt: skip
-    cluster_security.add_flags(p)
+    security_flags.add_flags(p)
     p.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs `tensorweave launch`; returns the exit status."""
+    from tensorweave.deploy import cluster_security
     from tensorweave.deploy.launcher import launch
     from tensorweave.deploy.plan import format_dry_run, plan_cluster
 
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_in_namespaces(args: argparse.Namespace, color: bool | None) -> int:
     """`tensorweave launch --netns LAYOUT`: the tasks in network namespaces (`deploy.netns`)."""
-    from tensorweave.deploy import netns
+    from tensorweave.deploy import cluster_security, netns
     from tensorweave.deploy.launcher import run_plan
     from tensorweave.deploy.plan import format_dry_run
 

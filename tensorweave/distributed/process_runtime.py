@@ -16,8 +16,9 @@ import weakref
 from typing import Any
 
 from tensorweave.distributed.transfer_stats import TransferStats
-from tensorweave.distributed.transport import shm
+from tensorweave.distributed.transport import local_rpc, shm
 from tensorweave.distributed.transport.host_locality import HostLocality
+from tensorweave.distributed.transport.step_stream import ThreadEventFds
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "[::]", ""}
 
@@ -64,22 +65,30 @@ class ProcessRuntime:
     Args:
       undo_log_cap_bytes: per worker of this runtime, the most bytes of undo logs kept for
         steps the master has not ended (see `worker.Worker`).
-      outbox_options: `shm.OutboxOptions` of the outboxes it makes (file lifetimes).
+      outbox_options: frozen `shm.OutboxOptions` of its readers, writers and outboxes
+        (directory, I/O sizes, file lifetimes).
+      local_rpc_options: frozen `local_rpc.LocalRpcOptions` of its servers' and clients'
+        step-call sockets (connection and buffer limits).
 
     Attributes:
       servers: started servers by address (`LocalServers`): a session targeting one of
         them talks to it without RPCs.
       stats: bytes this process moved over the wire (`TransferStats`).
       host: which peer addresses are on this host (`HostLocality`, cached answers).
+      eventfds: the per-thread eventfds its step-stream pumps wait on
+        (`step_stream.ThreadEventFds`).
     """
 
     def __init__(self, undo_log_cap_bytes: int = 256 << 20,
-                 outbox_options: shm.OutboxOptions | None = None) -> None:
+                 outbox_options: shm.OutboxOptions | None = None,
+                 local_rpc_options: local_rpc.LocalRpcOptions | None = None) -> None:
         self.undo_log_cap_bytes = undo_log_cap_bytes
         self.outbox_options = outbox_options or shm.OutboxOptions()
+        self.local_rpc_options = local_rpc_options or local_rpc.LocalRpcOptions()
         self.servers = LocalServers()
         self.stats = TransferStats()
         self.host = HostLocality()
+        self.eventfds = ThreadEventFds()
         self._outboxes: list[shm.Outbox] = []
         self._client_outbox: shm.Outbox | None = None
         self._lock = threading.Lock()

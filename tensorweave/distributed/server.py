@@ -114,9 +114,9 @@ class Server:
             self._set_own_port(job, task, host)
         options = TransportOptions.from_config(sd.default_session_config, self._security)
         self._cache = WorkerCache(ClusterSpec(sd.cluster), options, self.runtime)
-        self._local_rpc = (local_rpc_lib.LocalRpcServer(self._servicer.local_handlers(),
-                                                        self._port, self._security.token)
-                           if options.local_rpc else None)
+        self._local_rpc = (local_rpc_lib.LocalRpcServer(
+            self._servicer.local_handlers(), self._port, self._security.token,
+            options=self.runtime.local_rpc_options) if options.local_rpc else None)
         self._tcp_host = host if options.tcp_streams else None
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
@@ -132,8 +132,8 @@ class Server:
         outbox = self.runtime.new_outbox()
         stash = Stash(outbox, task_name(job, task),  # security: capped
                       max_bytes=security.max_stash_bytes)
-        transfers = WorkerTransfers(stash, outbox, functools.partial(StreamPump,
-                                                                     stats=self.runtime.stats))
+        transfers = WorkerTransfers(stash, outbox, functools.partial(
+            StreamPump, stats=self.runtime.stats, eventfds=self.runtime.eventfds))
         self.worker = Worker(job, task, transfers=transfers,
                              undo_log_cap_bytes=self.runtime.undo_log_cap_bytes)
         self.worker.file_sandbox = sandbox_from_options(security, server=True)  # security

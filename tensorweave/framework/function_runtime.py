@@ -5,16 +5,11 @@ Dataset kernels call user functions (the `f` of `MapDataset`, ...), whose bodies
 runtime registers the factory that turns a body into a callable here, under the key
 "plan", when `tensorweave.runtime` is imported.
 
-Python callables of `Dataset.from_generator` are held in `py_callables`, keyed by a token
-stored in the op's attrs (as TensorFlow's `PyFunc` registry does); they exist only in the
-process that built the graph.
+Python callables of `Dataset.from_generator` are in `framework.py_funcs` (as `tf.py_func`'s).
 """
 
 from __future__ import annotations
 
-import itertools
-import threading
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -60,39 +55,3 @@ def instantiate(body: str, num_args: int, num_outputs: int, device: str) -> Func
     return factory(graph_def, num_args, num_outputs, device)
 
 
-class PyCallables:
-    """token -> Python callable, weakly held by the graph that registered it."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._items: dict[str, Any] = {}
-
-    def register(self, owner: Any, fn: Any) -> str:
-        """Registers `fn` for as long as `owner` (a Graph) lives; returns its token."""
-        with self._lock:
-            token = f"pyfunc_{next(self._ids)}"
-            self._items[token] = fn
-        weakref.finalize(owner, self._drop, token)
-        return token
-
-    def _drop(self, token: str) -> None:
-        with self._lock:
-            self._items.pop(token, None)
-
-    def lookup(self, token: str) -> Any:
-        """The callable.
-
-        Raises:
-          NotFoundError: if it is not registered in this process.
-        """
-        with self._lock:
-            fn = self._items.get(token)
-        if fn is None:
-            raise errors.NotFoundError(
-                None, None, f"Python callable {token} is not registered in this process "
-                "(Dataset.from_generator runs only in the process that built the graph)")
-        return fn
-
-
-py_callables = PyCallables()

@@ -43,6 +43,9 @@ class Graph(GraphScopes):
         self._unfeedable: set[int] = set()
         self._unfetchable: set[int] = set()
         self._functions: dict[str, Any] = {}
+        # NOTE: the holders of the Python callables its PyFunc / PyGeneratorDataset nodes
+        # name by token (`framework.py_funcs`): registered while the graph lives.
+        self._py_funcs_used_in_graph: list[Any] = []
         # NOTE: the innermost cond/while context being built (`ops/control_flow_ctx`).
         self._control_flow_context: Any = None
 
@@ -434,9 +437,21 @@ class _GraphStack(threading.local):
         self.stack: list[Graph] = []
 
 
+class _ProcessDefaults:
+    """What TensorFlow keeps process-wide beside the per-thread graph stack: the global
+    default graph (`reset_default_graph` replaces it) and the default of `use_resource`
+    for new variables (`tf.enable_resource_variables`, which a new graph does not reset)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.graph: Graph | None = None
+        self.use_resource = False
+
+
+# NOTE: the default-graph stack is TensorFlow API state (`tf.get_default_graph`): the one
+# process-wide object of this module (docs/internals.md, "Process state").
 _GRAPH_STACK = _GraphStack()
-_GLOBAL = {"graph": None}
-_GLOBAL_LOCK = threading.Lock()
+_DEFAULTS = _ProcessDefaults()
 
 
 @contextlib.contextmanager
@@ -456,10 +471,10 @@ def get_default_graph() -> Graph:
     """
     if _GRAPH_STACK.stack:
         return _GRAPH_STACK.stack[-1]
-    with _GLOBAL_LOCK:
-        if _GLOBAL["graph"] is None:
-            _GLOBAL["graph"] = Graph()
-        return _GLOBAL["graph"]
+    with _DEFAULTS.lock:
+        if _DEFAULTS.graph is None:
+            _DEFAULTS.graph = Graph()
+        return _DEFAULTS.graph
 
 
 def reset_default_graph() -> None:
@@ -474,8 +489,19 @@ def reset_default_graph() -> None:
             "Do not use tf.reset_default_graph() to clear nested graphs. If you need a cleared "
             "graph, exit the nesting and create a new graph."
         )
-    with _GLOBAL_LOCK:
-        _GLOBAL["graph"] = Graph()
+    with _DEFAULTS.lock:
+        _DEFAULTS.graph = Graph()
+
+
+def set_resource_variables_default(enabled: bool) -> None:
+    """Sets the process-wide default of `use_resource` (`tf.enable_resource_variables`;
+    kept across `reset_default_graph`, as in TensorFlow)."""
+    _DEFAULTS.use_resource = bool(enabled)
+
+
+def resource_variables_default() -> bool:
+    """The process-wide default of `use_resource` for new variables."""
+    return _DEFAULTS.use_resource
 
 
 def has_default_graph() -> bool:

@@ -1,10 +1,11 @@
-"""The registry of Python functions that `tf.py_func` ops call (follows TensorFlow's
-`script_ops.FuncRegistry`).
+"""The registry of Python functions that `tf.py_func` ops and `Dataset.from_generator`
+call (follows TensorFlow's `script_ops.FuncRegistry`).
 
-A `PyFunc` node names its function by a token (`pyfunc_<n>`, unique in the process). The
-registry holds the functions weakly; the graph that uses one keeps it alive, so functions
-go away with their graphs. Only the process that built the graph knows its functions: a
-`PyFunc` placed on another task fails there, as in TensorFlow.
+A `PyFunc` (or `PyGeneratorDataset`) node names its function by a token (`pyfunc_<n>`,
+unique in the process). The registry holds the functions weakly; the graph that uses one
+keeps it alive (`register`), so functions go away with their graphs, as TensorFlow's
+per-graph cleanup of `_py_funcs` does. Only the process that built the graph knows its
+functions: such a node placed on another task fails there, as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -50,7 +51,20 @@ class FuncRegistry:
             holder = self._funcs.get(token)
         return holder.func if holder is not None else None
 
+    def register(self, graph: Any, func: Callable[..., Any]) -> str:
+        """Registers `func` for as long as `graph` (a `Graph`) lives; returns its token.
+
+        A function graph being traced (`Dataset.map`'s, with an `outer` graph) is dropped
+        once its body is serialized, so its functions belong to the outermost graph, as
+        TensorFlow's `py_func` does with `FuncGraph.outer_graph`.
+        """
+        token, holder = self.insert(func)
+        while getattr(graph, "outer", None) is not None:
+            graph = graph.outer
+        graph._py_funcs_used_in_graph.append(holder)
+        return token
 
 
-#: The process's registry (TensorFlow's `_py_funcs`).
+#: The process's registry (TensorFlow's `_py_funcs`): a keyed registry whose entries
+#: belong to graphs (docs/internals.md, "Process state").
 py_funcs = FuncRegistry()

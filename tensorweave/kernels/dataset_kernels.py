@@ -15,6 +15,7 @@ from tensorweave.framework import (
     function_runtime,
     op_defs,  # noqa: F401  (op definitions)
 )
+from tensorweave.framework.py_funcs import py_funcs
 from tensorweave.kernels import dataset_chunks, dataset_vectorize
 from tensorweave.kernels import dataset_values as dv
 from tensorweave.kernels.registry import KernelNode, register_kernel
@@ -481,7 +482,11 @@ def _py_generator_dataset(node: KernelNode) -> Any:
         return arr
 
     def compute(ctx: Any) -> dv.DatasetValue:
-        fn = function_runtime.py_callables.lookup(token)
+        fn = py_funcs.get(token)
+        if fn is None:
+            raise errors.NotFoundError(
+                None, None, f"Python callable {token} is not registered in this process "
+                "(Dataset.from_generator runs only in the process that built the graph)")
 
         def run(ctx: Any) -> Iterator[dv.Element]:
             for parts in fn():  # NOTE: the Python side yields flat tuples

@@ -16,7 +16,6 @@ from __future__ import annotations
 import collections
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -151,6 +150,10 @@ def map_iter(inp: DatasetValue, fn: Any, captured: list[Any], op: str, name: str
             for e in inp.iterate(ctx):
                 yield tuple(call_function(fn, ctx, [*e, *captured], op, name))
             return
+        # NOTE: imported by the parallel map that needs it: concurrent.futures costs ~7 ms
+        # of every `import tensorweave` (benchmarks/startup.py).
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(parallel, thread_name_prefix="tw-map") as pool:
             pending: collections.deque = collections.deque()
             for e in inp.iterate(ctx):

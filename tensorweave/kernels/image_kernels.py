@@ -9,7 +9,6 @@ import zlib
 from typing import Any
 
 import numpy as np
-from google.protobuf import json_format
 
 from tensorweave import errors
 from tensorweave.framework import op_defs  # noqa: F401  (op definitions)
@@ -208,6 +207,10 @@ def _encode_png(node: KernelNode) -> Any:
 
 @register_kernel("DecodeJSONExample")
 def _decode_json_example(node: KernelNode) -> Any:
+    # NOTE: imported by the one kernel that needs it, when a plan uses it: loading
+    # json_format costs ~7 ms of every `import tensorweave` (benchmarks/startup.py).
+    from google.protobuf import json_format
+
     def convert(text: Any) -> bytes:
         try:
             return json_format.Parse(bytes(text), example_pb2.Example()).SerializeToString()

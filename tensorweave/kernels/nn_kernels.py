@@ -218,23 +218,33 @@ def _label_values(labels: np.ndarray) -> str:
     return " ".join(str(int(v)) for v in labels.reshape(-1))
 
 
-# (rows, classes) -> the flat offset of each row's start, shared read-only.
-_ROW_STARTS: dict[tuple[int, int], np.ndarray] = {}
+class _RowStarts:
+    """The flat offset of each row's start for the last (rows, classes) a node saw (the
+    batch shape rarely changes), kept by the node's kernel, read-only."""
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[int, int], np.ndarray] = ((-1, -1), np.zeros(0, np.int64))
+
+    def get(self, n: int, c: int) -> np.ndarray:
+        key, starts = self._last  # NOTE: one tuple: threads of concurrent steps see a pair
+        if key != (n, c):
+            starts = np.arange(0, n * c, c)
+            starts.flags.writeable = False
+            self._last = ((n, c), starts)
+        return starts
 
 
-def _row_starts(n: int, c: int) -> np.ndarray:
-    starts = _ROW_STARTS.get((n, c))
-    if starts is None:
-        if len(_ROW_STARTS) >= 64:
-            _ROW_STARTS.clear()
-        starts = np.arange(0, n * c, c)
-        starts.flags.writeable = False
-        _ROW_STARTS[(n, c)] = starts
-    return starts
+@register_kernel("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_xent_kernel(node: Any) -> Any:
+    row_starts = _RowStarts()
+
+    def compute(ctx: Any, logits: Any, labels: Any) -> Any:
+        return _sparse_softmax_xent(logits, labels, row_starts)
+
+    return compute
 
 
-@register_compute("SparseSoftmaxCrossEntropyWithLogits")
-def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
+def _sparse_softmax_xent(logits: Any, labels: Any, row_starts: _RowStarts) -> Any:
     logits, labels = np.asarray(logits), np.asarray(labels)
     if logits.ndim != 2:
         raise invalid(f"logits must be 2-D, but got shape {shape_str(logits.shape)}")
@@ -263,7 +273,7 @@ def _sparse_softmax_xent(ctx: Any, logits: Any, labels: Any) -> Any:
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
     s = e.sum(axis=1, keepdims=True)
-    flat = _row_starts(n, c) + labels  # the label's position in each row, flattened
+    flat = row_starts.get(n, c) + labels  # the label's position in each row, flattened
     loss = np.log(s).reshape(n)
     loss -= shifted.reshape(-1)[flat]
     np.divide(e, s, out=e)

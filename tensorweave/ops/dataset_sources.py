@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes as dtypes_lib
-from tensorweave.framework import function_runtime
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.py_funcs import py_funcs
 from tensorweave.framework.record_io import compression_type_name
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
@@ -126,7 +126,7 @@ def from_generator(generator: Any, output_types: Any, output_shapes: Any = None,
             yield tuple(st.flatten_up_to(types, value))
 
     graph = graph_mod.get_default_graph()
-    token = function_runtime.py_callables.register(graph, flat_elements)
+    token = py_funcs.register(graph, flat_elements)
     variant = apply_op("PyGeneratorDataset", token=token, name=name, **_attrs(types, shapes))
     return DatasetV1(variant, types, shapes)
 

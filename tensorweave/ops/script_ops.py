@@ -33,9 +33,7 @@ def _py_func_op(op_type: str, func: Callable[..., Any], inp: Sequence[Any], tout
     tout_list = [dtypes.as_dtype(t) for t in ([tout] if single else tout)]
     graph = graph_mod.get_default_graph()
     inputs = [convert_to_tensor(x) for x in inp]
-    token, holder = py_funcs.insert(func)
-    # NOTE: the registry holds functions weakly; the graph keeps the ones it uses.
-    graph.__dict__.setdefault("_py_funcs_used_in_graph", []).append(holder)
+    token = py_funcs.register(graph, func)  # NOTE: held weakly; the graph keeps it
     attrs = {"is_async": False} if op_type == "EagerPyFunc" else {}
     (outputs,) = apply_op(op_type, input=inputs, token=token, Tout=tout_list, name=name,
                           **attrs)

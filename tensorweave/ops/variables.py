@@ -23,40 +23,40 @@ from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops, 
 from tensorweave.protos import variable_pb2
 
 
-class _ResourceSwitch:
-    """TF's process-wide default of `use_resource` (`tf.enable_resource_variables`)."""
-
-    enabled = False
-    resource_class: type | None = None
+# NOTE: a registry of one entry, filled when `resource_variable_ops` is imported (it builds
+# on this module, so it cannot be imported here).
+_VARIABLE_CLASSES: dict[str, type] = {}
 
 
 def enable_resource_variables() -> None:
     """Makes `tf.Variable` / `tf.get_variable` create resource variables by default.
 
-    Follows `tf.compat.v1.enable_resource_variables` (TF 2.x's default); process-wide.
+    Follows `tf.compat.v1.enable_resource_variables` (TF 2.x's default); process-wide, as
+    in TensorFlow (the default-graph state, `graph.set_resource_variables_default`).
     """
-    _ResourceSwitch.enabled = True
+    graph_mod.set_resource_variables_default(True)
 
 
 def disable_resource_variables() -> None:
     """Makes new variables reference variables again (`tf.disable_resource_variables`)."""
-    _ResourceSwitch.enabled = False
+    graph_mod.set_resource_variables_default(False)
 
 
 def resource_variables_enabled() -> bool:
     """True after `enable_resource_variables()` (`tf.resource_variables_enabled`)."""
-    return _ResourceSwitch.enabled
+    return graph_mod.resource_variables_default()
 
 
 def register_resource_variable_class(cls: type) -> type:
     """Decorator naming the class `Variable(use_resource=True)` creates."""
-    _ResourceSwitch.resource_class = cls
+    _VARIABLE_CLASSES["resource"] = cls
     return cls
 
 
 def use_resource_default(use_resource: Any) -> bool:
     """`use_resource` if given, else the process-wide default."""
-    return _ResourceSwitch.enabled if use_resource is None else bool(use_resource)
+    return graph_mod.resource_variables_default() if use_resource is None else bool(
+        use_resource)
 
 
 def _initializer_tensor(g: Any, initial_value: Any, dtype: Any) -> Tensor:
@@ -99,7 +99,7 @@ class Variable:
 
     def __new__(cls, *args: Any, use_resource: Any = None, **kwargs: Any) -> Any:
         """`Variable(...)` builds a `ResourceVariable` when resource variables are asked for."""
-        resource_class = _ResourceSwitch.resource_class
+        resource_class = _VARIABLE_CLASSES.get("resource")
         variable_def = kwargs.get("variable_def")
         if variable_def is not None:
             want = bool(getattr(variable_def, "is_resource", False))

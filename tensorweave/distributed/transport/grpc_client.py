@@ -167,7 +167,8 @@ class GrpcRemoteWorker:
         self._stub = _Stub(channel or make_channel(address, security), task_name, address,
                            local)  # security: a channel of its own gets the token and TLS
         self._runtime = runtime or default_runtime()
-        self._shm = shm.PeerState(address, shared_memory, self._runtime.host)
+        self._shm = shm.PeerState(address, shared_memory, self._runtime.host,
+                                  directory=self._runtime.outbox_options.directory)
         self.features = PeerFeatures()
         self.stats = self._runtime.stats
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -386,7 +387,8 @@ class GrpcRemoteWorker:
         got = {}
         for msg in msgs:
             try:
-                got[msg.name] = shm.read(msg, writable)
+                got[msg.name] = shm.read(msg, writable,
+                                         outbox=self._runtime.client_outbox())
             except shm.ShmError as e:
                 self._shm.failed(e)
                 got[msg.name] = self.pull_tensor(step_id, msg.name, timeout_s, writable)

@@ -140,7 +140,7 @@ class WorkerServicer:
             return False
         try:
             for msg in msgs:
-                sends[msg.name] = shm.read(msg)
+                sends[msg.name] = shm.read(msg, outbox=self._outbox)
         except shm.ShmError:
             return False
         return True

@@ -45,6 +45,7 @@ such waits).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hmac
 import logging
@@ -75,7 +76,7 @@ _PEERCRED = struct.Struct("3i")
 IDLE_PER_PEER = 8
 # NOTE: payloads up to this size are joined with their header into one send.
 _JOIN_MAX_BYTES = 64 << 10
-_PREALLOC_MAX_BYTES = 64 << 20
+PREALLOC_MAX_BYTES = 64 << 20
 CONNECT_TIMEOUT_S = 5.0
 _METHOD_MAX_BYTES = 4096
 # security: a request is one protobuf message (< 2 GiB); a longer declared length is
@@ -90,6 +91,20 @@ _UNAUTHENTICATED = 16
 _INTERNAL = 13
 
 Handler = Callable[[bytes, Any], bytes]
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalRpcOptions:
+    """Limits of the step-call sockets of one `ProcessRuntime` (defaults: the constants).
+
+    Attributes:
+      max_connections: connections one server accepts at a time (each has a thread).
+      prealloc_max_bytes: a frame of at most this many bytes is read into a buffer sized
+        from its header; a longer one grows in chunks of this size as its bytes arrive.
+    """
+
+    max_connections: int = MAX_CONNECTIONS
+    prealloc_max_bytes: int = PREALLOC_MAX_BYTES
 
 
 def supported() -> bool:
@@ -108,12 +123,13 @@ def port_of(address: str) -> int | None:
     return int(text) if sep and text.isdigit() else None
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytearray:
-    if n > _PREALLOC_MAX_BYTES:
+def _recv_exact(sock: socket.socket, n: int,
+                prealloc_max: int = PREALLOC_MAX_BYTES) -> bytearray:
+    if n > prealloc_max:
         # NOTE: a (garbage) length is not trusted with memory before the bytes arrive.
         grown = bytearray()
         while len(grown) < n:
-            chunk = sock.recv(min(n - len(grown), _PREALLOC_MAX_BYTES))
+            chunk = sock.recv(min(n - len(grown), prealloc_max))
             if not chunk:
                 raise EOFError("connection closed")
             grown += chunk
@@ -201,10 +217,12 @@ class LocalRpcServer:
       port: the server's bound TCP port (names the socket).
       token: the cluster secret every request frame must carry, or None (see `security`).
       unix: listen on the abstract Unix socket (False: only on added listeners).
+      options: `LocalRpcOptions` (connection and buffer limits).
     """
 
     def __init__(self, handlers: dict[str, Handler], port: int, token: bytes | None = None,
-                 unix: bool = True):
+                 unix: bool = True, options: LocalRpcOptions | None = None):
+        self._options = options or LocalRpcOptions()
         self._handlers = handlers
         self._port = port
         self._token = token  # security: every request must carry it
@@ -251,8 +269,9 @@ class LocalRpcServer:
                 if self._stopped:
                     conn.close()
                     return
-                if len(self._conns) >= MAX_CONNECTIONS:  # security: bounded threads
-                    log.warning("Refusing a same-host RPC connection: %d open", MAX_CONNECTIONS)
+                limit = self._options.max_connections
+                if len(self._conns) >= limit:  # security: bounded threads
+                    log.warning("Refusing a same-host RPC connection: %d open", limit)
                     conn.close()
                     continue
                 self._conns.add(conn)
@@ -275,13 +294,14 @@ class LocalRpcServer:
                 return
             while not self._stopped:
                 method_len, token_len, timeout_s, payload_len = _REQUEST.unpack(
-                    _recv_exact(conn, _REQUEST.size))
+                    _recv_exact(conn, _REQUEST.size, self._options.prealloc_max_bytes))
                 if (token_len > TOKEN_MAX_BYTES or method_len > _METHOD_MAX_BYTES
                         or timeout_s != timeout_s
                         or payload_len > PAYLOAD_MAX_BYTES):  # security: declared length
                     log.warning("Dropping a same-host RPC connection: malformed frame")
                     return
-                rest = _recv_exact(conn, method_len + token_len + payload_len)
+                rest = _recv_exact(conn, method_len + token_len + payload_len,
+                                   self._options.prealloc_max_bytes)
                 method = bytes(rest[:method_len]).decode()
                 token = bytes(rest[method_len:method_len + token_len])
                 payload = bytes(rest[method_len + token_len:])
@@ -378,10 +398,13 @@ class LocalRpcClient:
       connector: opens a new connection to the peer's step-call socket, or returns None
         when there is none (gRPC then carries the call); default: the abstract socket of
         the address's port.
+      options: `LocalRpcOptions` (buffer limits).
     """
 
     def __init__(self, task: str, address: str, token: bytes | None = None,
-                 connector: Callable[[], socket.socket | None] | None = None):
+                 connector: Callable[[], socket.socket | None] | None = None,
+                 options: LocalRpcOptions | None = None):
+        self._options = options or LocalRpcOptions()
         self.task = task
         self.address = address
         self._token = token or b""  # security: sent in every request frame
@@ -444,11 +467,10 @@ class LocalRpcClient:
                                     self.address, method, bool(flags & FLAG_DERIVED))
         return body
 
-    @staticmethod
-    def _recv(sock: socket.socket, n: int, deadline: float | None) -> bytearray:
+    def _recv(self, sock: socket.socket, n: int, deadline: float | None) -> bytearray:
         if deadline is not None:
             sock.settimeout(max(deadline - time.monotonic(), 0.001))
-        return _recv_exact(sock, n)
+        return _recv_exact(sock, n, self._options.prealloc_max_bytes)
 
     def _release(self, sock: socket.socket) -> None:
         sock.settimeout(None)

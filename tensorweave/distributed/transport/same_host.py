@@ -17,7 +17,8 @@ def connect(peer: Any) -> Any:
         return None
     security = peer.options.security
     token = security.token if security is not None else None  # security: in every frame
+    client = local_rpc.LocalRpcClient(peer.task, peer.address, token,
+                                      options=peer.runtime.local_rpc_options)
     return grpc_client.GrpcRemoteWorker(
         peer.task, peer.address, grpc_client.shared_channel(peer),
-        peer.options.shared_memory, local_rpc.LocalRpcClient(peer.task, peer.address, token),
-        peer.runtime)
+        peer.options.shared_memory, client, peer.runtime)

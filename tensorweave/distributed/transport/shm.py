@@ -38,7 +38,8 @@ files of a `RunGraph` as soon as the call returns. Files of processes that died 
 cleaning up are swept by the next process of the same user that writes (see `shm_files`).
 
 Security: files are created private to their user under unguessable names, and a reader
-only opens names of that form directly under `SHM_DIR`, without following links (see
+only opens names of that form directly under its directory (`OutboxOptions.directory`,
+default `SHM_DIR`), without following links (see
 `shm_files`); `read` only reads regular files owned by its own uid with no group/other
 permissions and exactly the announced size. So only processes of the same user exchange
 tensors this way; a remote peer naming a path gets nothing. A given-back file is reused
@@ -47,9 +48,10 @@ neither replace nor rename our files).
 
 Layout: whether an address is on this host is `host_locality`; the files themselves
 (`SHM_DIR`, names, creation, checks, removal, `available`, sweeping) are `shm_files`. This
-module re-exports their public names and is the one to import. A setting is read in the
-module that defines it: `SHM_DIR`, `STALE_AGE_S` and `SWEEP_INTERVAL_S` must be changed in
-`shm_files`.
+module re-exports their public names and is the one to import. The constants below are
+defaults: a `ProcessRuntime`'s frozen `OutboxOptions` (directory, I/O sizes, lifetimes)
+is what its readers and writers use, so a test builds a runtime (or an `Outbox`) with
+its own options instead of changing a module.
 """
 
 from __future__ import annotations
@@ -73,10 +75,10 @@ from tensorweave.distributed.transport.shm_files import (
     _O_CLOEXEC,
     _O_NOFOLLOW,
     FREE_SUFFIX,
+    FdCloser,
     ShmError,
     Sweeper,
     _checked_path,
-    _close_later,
     _copy_mapped,
     _create,
     _new_path,
@@ -126,7 +128,8 @@ def fits(value: Any) -> bool:
 
 # ------------------------------------------------------------------ files
 def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) -> Any:
-    """Writes `value` into a file under `SHM_DIR`; returns its `ShmTensor`.
+    """Writes `value` into a file in the outbox's directory (`OutboxOptions.directory`,
+    default `SHM_DIR`); returns its `ShmTensor`.
 
     With an `outbox`, the file is registered there (under `key`, for `Outbox.take`) so
     that it is removed when nobody reads it, and it may be a file the outbox handed out
@@ -146,7 +149,8 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
         raise ShmError(str(e)) from None
     arr = np.ascontiguousarray(arr)
     nbytes = arr.nbytes
-    path = _new_path()
+    opts = outbox.options if outbox is not None else _DEFAULT_OPTIONS
+    path = _new_path(opts.directory)
     fd, old_size = outbox.reclaim(path, nbytes) if outbox is not None else (None, 0)
     if fd is None:
         fd = _create(path, nbytes)
@@ -154,7 +158,7 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
         view = memoryview(arr.reshape(-1).view(np.uint8))
         offset = 0
         while offset < nbytes:
-            n = os.write(fd, view[offset : offset + IO_MAX_BYTES])
+            n = os.write(fd, view[offset : offset + opts.io_max_bytes])
             if n <= 0:
                 raise OSError(errno.EIO, "short write")
             offset += n
@@ -177,7 +181,8 @@ def write(name: str, value: Any, outbox: Outbox | None = None, key: Any = None) 
     return msg
 
 
-def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
+def read(msg: Any, writable: bool = False, unlink: bool = True,
+         outbox: Outbox | None = None) -> np.ndarray:
     """Reads the tensor of `ShmTensor` `msg` into a new array, then removes the file.
 
     The file is unlinked, or given back to its writer as `<path>.free` when
@@ -187,12 +192,15 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
       msg: the `ShmTensor`.
       writable: return a writable array (else read-only, the runtime's "owned" marker).
       unlink: remove (or give back) the file after a successful read.
+      outbox: the reader's `Outbox`: its options (directory, I/O sizes) apply and its
+        `FdCloser` closes a removed file (default: the module's constants, closed at once).
 
     Raises:
       ShmError: if the file is missing, is not ours, or does not match the announced dtype,
         shape and size. The file is left in place then (its writer still owns it).
     """
-    path = _checked_path(msg.path)
+    opts = outbox.options if outbox is not None else _DEFAULT_OPTIONS
+    path = _checked_path(msg.path, opts.directory)
     shape = tuple(d.size for d in msg.tensor_shape.dim)
     try:
         if msg.dtype == _STRING:
@@ -215,13 +223,13 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
         if info.st_size != nbytes:
             raise ShmError(f"{path} holds {info.st_size} bytes, expected {nbytes}")
         buf = np.empty(nbytes, dtype=np.uint8)
-        if nbytes >= MMAP_READ_MIN_BYTES:
+        if nbytes >= opts.mmap_read_min_bytes:
             _copy_mapped(fd, buf)
         else:
             view = memoryview(buf)
             offset = 0
             while offset < nbytes:
-                n = os.readv(fd, [view[offset : offset + IO_MAX_BYTES]])
+                n = os.readv(fd, [view[offset : offset + opts.io_max_bytes]])
                 if n <= 0:
                     raise ShmError(f"{path} ended after {offset} of {nbytes} bytes")
                 offset += n
@@ -236,7 +244,10 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
         # NOTE: removing the name is cheap while the file is open; freeing its pages (the
         # last close, ~3 ms per 16 MiB here) happens on a background thread.
         _unlink(path)
-        _close_later(fd)
+        if outbox is not None:
+            outbox.close_later(fd)
+        else:
+            os.close(fd)
     else:
         os.close(fd)
     arr = buf.view(npt).reshape(shape)
@@ -248,20 +259,31 @@ def read(msg: Any, writable: bool = False, unlink: bool = True) -> np.ndarray:
 # ------------------------------------------------------------------ lifetime
 @dataclasses.dataclass(frozen=True)
 class OutboxOptions:
-    """How long an `Outbox` keeps files, and which it recycles (defaults: this module's
-    constants; a `ProcessRuntime` gives its outboxes one).
+    """The shared-memory settings of a `ProcessRuntime` and its outboxes: where files go,
+    how they are read and written, how long an `Outbox` keeps them and which it recycles
+    (defaults: this module's constants).
 
     Attributes:
       ttl_s: lifetime of an unconsumed file, seconds.
       recycle_ttl_s: how long a file given back stays reusable, seconds.
       pool_files: the most given-back files kept.
       recycle_max_bytes: larger tensors are not recycled.
+      directory: where files are created and the only place files are read from
+        (default `SHM_DIR`).
+      mmap_read_min_bytes: from this size on, `read` maps the file and copies with NumPy.
+      io_max_bytes: the most bytes one read()/write() call moves.
     """
 
     ttl_s: float = TTL_S
     recycle_ttl_s: float = RECYCLE_TTL_S
     pool_files: int = POOL_FILES
     recycle_max_bytes: int = RECYCLE_MAX_BYTES
+    directory: str = SHM_DIR
+    mmap_read_min_bytes: int = MMAP_READ_MIN_BYTES
+    io_max_bytes: int = IO_MAX_BYTES
+
+
+_DEFAULT_OPTIONS = OutboxOptions()
 
 
 class Outbox:
@@ -289,7 +311,12 @@ class Outbox:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._sweeper = Sweeper()
+        self._sweeper = Sweeper(self.options.directory)
+        self._closer = FdCloser()
+
+    def close_later(self, fd: int) -> None:
+        """Closes `fd` (a removed file's) on this outbox's closer thread."""
+        self._closer.close_later(fd)
 
     def add(self, path: str, msg: Any, key: Any = None) -> None:
         """Records a file written for a receiver (`key` lets `take` find it)."""
@@ -456,6 +483,7 @@ class Outbox:
         for path in paths:
             _unlink(path)
             _unlink(path + FREE_SUFFIX)
+        self._closer.stop()
 
 
 # ------------------------------------------------------------------ per-peer state
@@ -467,7 +495,9 @@ class PeerState:
     """
 
     def __init__(self, address: str, enabled: bool = True,
-                 locality: HostLocality | None = None, retry_after_s: float = RETRY_AFTER_S):
+                 locality: HostLocality | None = None, retry_after_s: float = RETRY_AFTER_S,
+                 directory: str = SHM_DIR):
+        self.directory = directory
         self.retry_after_s = retry_after_s
         self.address = address
         self.enabled = enabled
@@ -488,7 +518,7 @@ class PeerState:
             return False
         checked, ok = self._available
         if now - checked >= AVAILABLE_TTL_S:
-            ok = available()
+            ok = available(self.directory)
             self._available = (now, ok)
         return ok
 

@@ -1,18 +1,19 @@
 """The files of the shared-memory hand-over (see `shm`): names, creation, checks, removal.
 
-Files live in `SHM_DIR`, `/dev/shm` (a tmpfs: RAM, no disk); `available` says whether this
-process can create files there. Creating a file fails with `ShmError` (the caller falls
+Files live in a directory, by default `SHM_DIR`, `/dev/shm` (a tmpfs: RAM, no disk; a
+`ProcessRuntime` names its own through `shm.OutboxOptions.directory`); `available` says
+whether this process can create files there. Creating a file fails with `ShmError` (the caller falls
 back to gRPC) when the directory is missing or has not enough free space.
 
 Security: files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600 under an
 unguessable name `tw-<pid>-<128 random bits>`; a reader only opens names of that form
-directly under `SHM_DIR` (`_checked_path`), without following links. A file its reader
+directly under its directory (`_checked_path`), without following links. A file its reader
 gives back for reuse is renamed to `<path>.free` (`FREE_SUFFIX`).
 
 Reading and removing: large files are copied out of a read-only mapping by NumPy
 (`_copy_mapped`, measured 2-3x faster than read()); freeing a file's pages costs (~3 ms
-per 16 MiB), so a reader that unlinks a file closes it on a background thread
-(`_close_later`).
+per 16 MiB), so a reader that unlinks a file closes it on a background thread (the
+`FdCloser` of the reader's outbox).
 
 Sweeping: files of processes that died without cleaning up are swept by the next process
 of the same user that writes (`Sweeper`, at most every `SWEEP_INTERVAL_S`):
@@ -48,27 +49,28 @@ class ShmError(Exception):
     """A shared-memory hand-over failed; the caller falls back to gRPC."""
 
 
-def available() -> bool:
-    """True when `SHM_DIR` is a directory this process can create files in (two syscalls;
-    `shm.PeerState` asks at most once a second)."""
+def available(directory: str = SHM_DIR) -> bool:
+    """True when `directory` is a directory this process can create files in (two
+    syscalls; `shm.PeerState` asks at most once a second)."""
     try:
-        return os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK | os.X_OK)
+        return os.path.isdir(directory) and os.access(directory, os.W_OK | os.X_OK)
     except (OSError, ValueError):
         return False
 
 
-def _new_path() -> str:
-    return os.path.join(SHM_DIR, f"{PREFIX}{os.getpid()}-{secrets.token_hex(16)}")
+def _new_path(directory: str = SHM_DIR) -> str:
+    return os.path.join(directory, f"{PREFIX}{os.getpid()}-{secrets.token_hex(16)}")
 
 
 def _create(path: str, nbytes: int) -> int:
+    directory = os.path.dirname(path)
     try:
-        st = os.statvfs(SHM_DIR)
+        st = os.statvfs(directory)
     except OSError as e:
-        raise ShmError(f"{SHM_DIR}: {e}") from None
+        raise ShmError(f"{directory}: {e}") from None
     # NOTE: keep some headroom: a full tmpfs fails other users of /dev/shm too.
     if st.f_bavail * st.f_frsize < nbytes + (nbytes >> 3) + (1 << 20):
-        raise ShmError(f"not enough space in {SHM_DIR} for {nbytes} bytes")
+        raise ShmError(f"not enough space in {directory} for {nbytes} bytes")
     try:
         return os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_CLOEXEC | _O_NOFOLLOW,
                        0o600)
@@ -76,9 +78,9 @@ def _create(path: str, nbytes: int) -> int:
         raise ShmError(f"cannot create {path}: {e}") from None
 
 
-def _checked_path(path: str) -> str:
+def _checked_path(path: str, expected_dir: str = SHM_DIR) -> str:
     directory, base = os.path.split(path)
-    if directory != SHM_DIR or not _NAME.fullmatch(base):
+    if directory != expected_dir or not _NAME.fullmatch(base):
         raise ShmError(f"not a tensorweave shared-memory file: {path!r}")
     return path
 
@@ -95,29 +97,53 @@ def _copy_mapped(fd: int, buf: np.ndarray) -> None:
         m.close()
 
 
-_closing: queue.SimpleQueue[int] = queue.SimpleQueue()
-_closer: threading.Thread | None = None
-_closer_lock = threading.Lock()
+class FdCloser:
+    """Closes file descriptors on its own daemon thread (started on first use), so a
+    reader does not wait while the kernel frees an unlinked file's pages. One per
+    `shm.Outbox`; `stop` closes what is queued and ends the thread."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def close_later(self, fd: int) -> None:
+        """Queues `fd` to be closed (closed at once once stopped)."""
+        with self._lock:
+            if self._stopped:
+                _close(fd)
+                return
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, daemon=True,
+                                                name="tw-shm-closer")
+                self._thread.start()
+            self._queue.put(fd)
+
+    def stop(self) -> None:
+        """Closes the queued descriptors and ends the thread (later ones close at once)."""
+        with self._lock:
+            self._stopped = True
+            thread = self._thread
+            if thread is not None:
+                self._queue.put(None)
+        if thread is None:
+            return
+        thread.join(10.0)
+
+    def _loop(self) -> None:
+        while True:
+            fd = self._queue.get()
+            if fd is None:
+                return
+            _close(fd)
 
 
-def _close_later(fd: int) -> None:
-    global _closer
-    if _closer is None or not _closer.is_alive():
-        with _closer_lock:
-            if _closer is None or not _closer.is_alive():
-                _closer = threading.Thread(target=_close_loop, daemon=True,
-                                           name="tw-shm-closer")
-                _closer.start()
-    _closing.put(fd)
-
-
-def _close_loop() -> None:
-    while True:
-        fd = _closing.get()
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _rename(src: str, dst: str) -> bool:
@@ -141,9 +167,11 @@ def unlink(msg_or_path: Any) -> None:
 
 
 class Sweeper:
-    """Runs `sweep_stale` at most every `SWEEP_INTERVAL_S` seconds (one per outbox)."""
+    """Runs `sweep_stale` on `directory` at most every `SWEEP_INTERVAL_S` seconds (one per
+    outbox)."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str = SHM_DIR) -> None:
+        self.directory = directory
         self._last = 0.0
         self._lock = threading.Lock()
 
@@ -157,25 +185,25 @@ class Sweeper:
                 return
             self._last = now
         try:
-            sweep_stale()
+            sweep_stale(directory=self.directory)
         except OSError:
             pass
 
 
-def sweep_stale(max_age_s: float | None = None) -> int:
-    """Unlinks files of this user's dead processes; returns how many.
+def sweep_stale(max_age_s: float | None = None, directory: str = SHM_DIR) -> int:
+    """Unlinks files of this user's dead processes in `directory`; returns how many.
 
     Given-back files (`*.free`) of a process that is gone go at once (nobody needs them);
     other `tw-<pid>-*` files only when older than `max_age_s` (default `STALE_AGE_S`: a
     reader may still be on its way).
     """
     age = STALE_AGE_S if max_age_s is None else max_age_s
-    if not available():
+    if not available(directory):
         return 0
     now = time.time()
     removed = 0
     uid = os.getuid()
-    with os.scandir(SHM_DIR) as it:
+    with os.scandir(directory) as it:
         for entry in it:
             m = _ANY_NAME.fullmatch(entry.name)
             if m is None:

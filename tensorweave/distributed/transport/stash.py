@@ -104,7 +104,7 @@ class Stash:
         if msg is None:
             return None
         try:
-            return shm.read(msg)
+            return shm.read(msg, outbox=self._outbox)
         except shm.ShmError as e:
             shm.unlink(msg)
             raise errors.DataLossError(

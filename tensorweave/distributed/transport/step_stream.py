@@ -98,11 +98,14 @@ class StreamPump:
       server: True on the partition's task (reads END frames), False at the caller
         (reads answers).
       stats: the process's `TransferStats` (bytes streamed), or None.
+      eventfds: the `ThreadEventFds` whose per-thread eventfd a waiting thread reuses
+        (a `ProcessRuntime`'s); default: a new one (one eventfd per pump).
     """
 
     def __init__(self, rdv: Any, cancellation: Any, deadline: float | None, server: bool,
-                 stats: TransferStats | None = None):
+                 stats: TransferStats | None = None, eventfds: ThreadEventFds | None = None):
         self._stats = stats or TransferStats()
+        self._eventfds = eventfds
         self._rdv = rdv
         self._cancellation = cancellation
         self._deadline = deadline
@@ -156,7 +159,7 @@ class StreamPump:
 
     def _send(self, leg: _Leg, items: list[tuple[str, Any]], defer: bool = False) -> None:
         conn = leg.conn
-        bufs, length = tensor_frames.encode(items)
+        bufs, length = tensor_frames.encode(items, conn.layouts)
         frame = [FRAME.pack(0, KIND_TENSORS, length), *bufs]
         if defer:
             conn.defer(frame)
@@ -189,7 +192,9 @@ class StreamPump:
         if not legs:
             return
         if self._waker is None:
-            self._waker = _Waker(self._cancellation)
+            if self._eventfds is None:
+                self._eventfds = ThreadEventFds()
+            self._waker = _Waker(self._cancellation, self._eventfds)
         waker = self._waker.fd
         try:
             leg = self._readable(legs, waker)
@@ -215,7 +220,7 @@ class StreamPump:
     def _handle(self, leg: _Leg, status: int, kind: int, body: bytearray) -> None:
         conn = leg.conn
         if kind == KIND_TENSORS:
-            items = tensor_frames.decode(body)
+            items = tensor_frames.decode(body, conn.layouts)
             self._stats.add(received=nbytes(v for _, v in items))
             for key, value in items:
                 leg.expect.discard(key)
@@ -244,7 +249,7 @@ class StreamPump:
         """Reads on a `pool` thread until every expected value arrived (for plans that
         wait in their own way); a failure aborts the step rendezvous. `close` waits
         for that thread."""
-        self._waker = _Waker(self._cancellation, dedicated=True)  # NOTE: read on another thread
+        self._waker = _Waker(self._cancellation, None)  # NOTE: read on another thread
         self._background = threading.Event()
         pool.submit(self._run_background)
 
@@ -309,31 +314,31 @@ class _OwnedEventFd:
         os.close(self.fd)
 
 
-class _ThreadEventFd(threading.local):
+class ThreadEventFds(threading.local):
     """One eventfd per thread, reused by the pumps that thread runs, and closed when the
     thread ends (its thread-local slot is dropped then; a `__del__` on this class itself
-    would only run at interpreter exit, leaking one fd per finished thread)."""
+    would only run when its owner, e.g. a `ProcessRuntime`, goes, leaking one fd per
+    finished thread)."""
 
     owned: _OwnedEventFd | None = None
 
     def get(self) -> _OwnedEventFd:
+        """The calling thread's eventfd (made on first use)."""
         if self.owned is None:
             self.owned = _OwnedEventFd()
         return self.owned
 
 
-_EVENTFDS = _ThreadEventFd()
-
-
 class _Waker:
     """Makes an eventfd readable when `cancellation` fires (for `poll`): the calling
-    thread's own (reused by its next pump: `close` disarms and clears it), or with
-    `dedicated` a new one that `close` closes."""
+    thread's own of `eventfds` (reused by its next pump: `close` disarms and clears it),
+    or, when `eventfds` is None, a new one that `close` closes."""
 
-    def __init__(self, cancellation: Any, dedicated: bool = False):
+    def __init__(self, cancellation: Any, eventfds: ThreadEventFds | None):
+        dedicated = eventfds is None
         self._dedicated = dedicated
         # NOTE: a waker may outlive the thread that made it: it keeps the fd open.
-        self._owned = None if dedicated else _EVENTFDS.get()
+        self._owned = None if dedicated else eventfds.get()
         self.fd = (os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC) if dedicated
                    else self._owned.fd)
         self._lock = threading.Lock()

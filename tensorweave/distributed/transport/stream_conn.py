@@ -21,6 +21,8 @@ import threading
 import time
 from typing import Any
 
+from tensorweave.distributed.transport.tensor_frames import LayoutCache
+
 FRAME = struct.Struct("<iIQ")  # status code, kind, body length (local_rpc's response)
 KIND_RESPONSE = 0
 KIND_TENSORS = 1
@@ -71,6 +73,7 @@ class StreamConn:
 
     Per call it tracks whether the peer ended its side (`peer_ended`), whether this end
     sent its END (`end_sent`), and a final answer read early by a pump (`final`).
+    `layouts` keeps the tables of the tensor frames it carried (the same every step).
 
     Args:
       sock: a connected stream socket in blocking mode.
@@ -80,6 +83,7 @@ class StreamConn:
     def __init__(self, sock: socket.socket, peer: str):
         self.sock = sock
         self.peer = peer
+        self.layouts = LayoutCache()
         for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
             try:
                 sock.setsockopt(socket.SOL_SOCKET, opt, SOCKET_BUFFER_BYTES)

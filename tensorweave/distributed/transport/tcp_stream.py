@@ -203,6 +203,7 @@ def connect(peer: Any) -> Any:
     token = security.token if security is not None else None  # security: handshake+frames
     channel = grpc_client.shared_channel(peer)
     client = local_rpc.LocalRpcClient(peer.task, peer.address, token,
-                                      TcpConnector(peer.address, channel, token))
+                                      TcpConnector(peer.address, channel, token),
+                                      options=peer.runtime.local_rpc_options)
     return grpc_client.GrpcRemoteWorker(peer.task, peer.address, channel,
                                         peer.options.shared_memory, client, peer.runtime)

@@ -57,8 +57,22 @@ class _Layout:
         self.end = end
 
 
-_encoded: dict[tuple, tuple[bytes, list[bytes]]] = {}
-_decoded: dict[bytes, _Layout] = {}
+class LayoutCache:
+    """Tables of frames seen before (a connection's: the same keys, dtypes and shapes come
+    every step), so a frame's table is built or parsed once. At most `_CACHE_SIZE` of each
+    kind; a full cache starts over."""
+
+    __slots__ = ("encoded", "decoded")
+
+    def __init__(self) -> None:
+        self.encoded: dict[tuple, tuple[bytes, list[bytes]]] = {}
+        self.decoded: dict[bytes, _Layout] = {}
+
+
+def _remember(cache: dict, key: Any, value: Any) -> None:
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
 
 
 def _pad(n: int) -> int:
@@ -77,8 +91,10 @@ def _table(entries: list[tuple[bytes, int, tuple, int, int]]) -> tuple[bytes, li
     return prefix, [_PAD[:_pad(nbytes)] for _, _, _, nbytes, _ in entries]
 
 
-def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
-    """The buffers of a frame body holding `items` ((rendezvous key, value) pairs).
+def encode(items: list[tuple[str, Any]],
+           cache: LayoutCache | None = None) -> tuple[list[Any], int]:
+    """The buffers of a frame body holding `items` ((rendezvous key, value) pairs), with
+    the table from `cache` when it holds one for the same keys, dtypes and shapes.
 
     Returns:
       (buffers, total length in bytes): bytes objects and memoryviews of the arrays
@@ -95,7 +111,7 @@ def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
         arrays.append(arr)
     signature = tuple((key, None, None) if arr is _DEAD_ENTRY else (key, arr.dtype, arr.shape)
                       for (key, _), arr in zip(items, arrays))
-    cached = _encoded.get(signature)
+    cached = cache.encoded.get(signature) if cache is not None else None
     datas = []
     entries = []
     for (key, _), arr in zip(items, arrays):
@@ -115,10 +131,8 @@ def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
         datas.append(data)
     if cached is None:
         cached = _table(entries)
-        if all(enum != _PROTO or flags for _, enum, _, _, flags in entries):
-            if len(_encoded) >= _CACHE_SIZE:
-                _encoded.clear()
-            _encoded[signature] = cached
+        if cache is not None and all(enum != _PROTO or flags for _, enum, _, _, flags in entries):
+            _remember(cache.encoded, signature, cached)
     prefix, pads = cached
     bufs: list[Any] = [prefix]
     size = len(prefix)
@@ -131,8 +145,8 @@ def encode(items: list[tuple[str, Any]]) -> tuple[list[Any], int]:
     return bufs, size
 
 
-def decode(body: bytearray) -> list[tuple[str, Any]]:
-    """The (key, value) pairs of a frame body.
+def decode(body: bytearray, cache: LayoutCache | None = None) -> list[tuple[str, Any]]:
+    """The (key, value) pairs of a frame body (its table parsed once per `cache`).
 
     Raises:
       DataLossError: if the body is malformed (sizes that do not add up, unknown dtype).
@@ -140,12 +154,11 @@ def decode(body: bytearray) -> list[tuple[str, Any]]:
     try:
         count, table_len = _HEAD.unpack_from(body, 0)
         table = bytes(body[_HEAD.size:_HEAD.size + table_len])
-        layout = _decoded.get(table)
+        layout = cache.decoded.get(table) if cache is not None else None
         if layout is None:
             layout = _parse(count, table)
-            if len(_decoded) >= _CACHE_SIZE:
-                _decoded.clear()
-            _decoded[table] = layout
+            if cache is not None:
+                _remember(cache.decoded, table, layout)
         if layout.end != len(body):
             raise ValueError(f"{len(body)} bytes where the table announces {layout.end}")
         out = []

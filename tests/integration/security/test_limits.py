@@ -14,6 +14,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
+from tensorweave.distributed.process_runtime import ProcessRuntime
 from tensorweave.distributed.transport import codec, local_rpc, methods
 from tensorweave.distributed.transport.stash import Stash
 from tensorweave.framework import tensor_util
@@ -147,8 +148,9 @@ def test_local_socket_drops_a_frame_declaring_a_huge_payload(server):
 
 
 @pytestmark_linux
-def test_local_socket_bounds_its_connections(server, monkeypatch):
-    monkeypatch.setattr(local_rpc, "MAX_CONNECTIONS", 3)
+def test_local_socket_bounds_its_connections():
+    runtime = ProcessRuntime(local_rpc_options=local_rpc.LocalRpcOptions(max_connections=3))
+    server = tf.train.Server.create_local_server(runtime=runtime)
     socks = []
     try:
         for _ in range(3):
@@ -164,6 +166,8 @@ def test_local_socket_bounds_its_connections(server, monkeypatch):
     finally:
         for s in socks:
             s.close()
+        server.stop()
+        runtime.close()
 
 
 def test_codec_decode_names_the_value():

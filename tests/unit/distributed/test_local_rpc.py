@@ -165,10 +165,11 @@ def test_a_second_server_on_the_same_port_serves_grpc_only(port):
         first.stop()
 
 
-def test_payloads_over_the_preallocation_bound_arrive_whole(port, monkeypatch):
-    monkeypatch.setattr(local_rpc, "_PREALLOC_MAX_BYTES", 1 << 16)
-    server = _server(port, Echo=_echo)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+def test_payloads_over_the_preallocation_bound_arrive_whole(port):
+    options = local_rpc.LocalRpcOptions(prealloc_max_bytes=1 << 16)
+    server = local_rpc.LocalRpcServer({"/S/Echo": _echo}, port, options=options)
+    assert server.start()
+    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}", options=options)
     try:
         data = bytes(range(251)) * 4177  # ~1 MiB, not a multiple of the chunk size
         assert client.call("/S/Echo", data, 10.0) == b"echo:" + data

@@ -62,17 +62,67 @@ def test_non_contiguous_and_scalar_shapes():
     np.testing.assert_array_equal(shm.read(shm.write("k", empty_shape)), empty_shape)
 
 
+def _outbox(**options):
+    return shm.Outbox(options=shm.OutboxOptions(**options))
+
+
 def test_large_read_through_mapping(monkeypatch):
-    monkeypatch.setattr(shm, "MMAP_READ_MIN_BYTES", 1 << 20)
-    value = np.random.default_rng(0).random(1 << 19)  # 4 MiB
-    np.testing.assert_array_equal(shm.read(shm.write("k", value)), value)
+    box = _outbox(mmap_read_min_bytes=1 << 20)
+    mapped = []
+    real = shm._copy_mapped
+    monkeypatch.setattr(shm, "_copy_mapped", lambda fd, buf: (mapped.append(buf.nbytes),
+                                                               real(fd, buf)))
+    try:
+        value = np.random.default_rng(0).random(1 << 19)  # 4 MiB
+        np.testing.assert_array_equal(shm.read(shm.write("k", value, box), outbox=box), value)
+        assert mapped == [value.nbytes]
+        small = np.arange(1 << 16, dtype=np.float64)  # 512 KiB: read()
+        np.testing.assert_array_equal(shm.read(shm.write("k", small, box), outbox=box), small)
+        assert mapped == [value.nbytes]
+    finally:
+        box.close()
 
 
 def test_io_in_pieces(monkeypatch):
     """Reads and writes loop (Linux moves at most ~2 GiB per call)."""
-    monkeypatch.setattr(shm, "IO_MAX_BYTES", 4096 + 8)
-    value = np.random.default_rng(0).random(100_000)
-    np.testing.assert_array_equal(shm.read(shm.write("k", value)), value)
+    box = _outbox(io_max_bytes=4096 + 8)
+    sizes = []
+    real_write = shm.os.write
+    monkeypatch.setattr(shm.os, "write", lambda fd, data: (sizes.append(len(data)),
+                                                           real_write(fd, data))[1])
+    try:
+        value = np.random.default_rng(0).random(100_000)
+        np.testing.assert_array_equal(shm.read(shm.write("k", value, box), outbox=box), value)
+        assert max(sizes) == 4096 + 8 and sum(sizes) == value.nbytes
+    finally:
+        box.close()
+
+
+def test_outbox_directory_is_where_files_go_and_come_from(tmp_path):
+    box = _outbox(directory=str(tmp_path))
+    try:
+        msg = shm.write("k", np.arange(1 << 16, dtype=np.float32), box)
+        assert os.path.dirname(msg.path) == str(tmp_path)
+        with pytest.raises(shm.ShmError, match="not a tensorweave shared-memory file"):
+            shm.read(msg)  # NOTE: the default directory is /dev/shm
+        np.testing.assert_array_equal(shm.read(msg, outbox=box),
+                                      np.arange(1 << 16, dtype=np.float32))
+    finally:
+        box.close()
+    assert os.listdir(tmp_path) == []  # NOTE: the given-back file went with the outbox
+
+
+def test_fd_closer_closes_later_then_at_once_after_stop(tmp_path):
+    closer = shm_files.FdCloser()
+    first = os.open(tmp_path / "a", os.O_CREAT | os.O_WRONLY, 0o600)
+    closer.close_later(first)
+    closer.stop()  # NOTE: closes what is queued before its thread ends
+    with pytest.raises(OSError):
+        os.fstat(first)
+    second = os.open(tmp_path / "b", os.O_CREAT | os.O_WRONLY, 0o600)
+    closer.close_later(second)
+    with pytest.raises(OSError):
+        os.fstat(second)
 
 
 def test_file_is_private():
@@ -182,15 +232,13 @@ def test_write_refuses_strings():
         shm.write("k", np.array([b"a", b"b"], dtype=object))
 
 
-def test_available(monkeypatch, tmp_path):
+def test_available(tmp_path):
     assert shm.available()
-    # NOTE: `available` reads the setting where it is defined (`shm` re-exports it).
-    monkeypatch.setattr(shm_files, "SHM_DIR", str(tmp_path / "missing"))
-    assert not shm.available()
+    assert not shm.available(str(tmp_path / "missing"))
     f = tmp_path / "file"
     f.write_text("x")
-    monkeypatch.setattr(shm_files, "SHM_DIR", str(f))
-    assert not shm.available()
+    assert not shm.available(str(f))
+    assert shm.available(str(tmp_path))
 
 
 def test_fits():

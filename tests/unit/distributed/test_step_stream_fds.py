@@ -5,6 +5,7 @@ leaked fd per worker session before)."""
 import os
 import threading
 
+from tensorweave.distributed.process_runtime import ProcessRuntime
 from tensorweave.distributed.transport import step_stream
 from tensorweave.framework.cancellation import CancellationManager
 
@@ -19,9 +20,12 @@ def _eventfds() -> int:
     return count
 
 
+EVENTFDS = step_stream.ThreadEventFds()  # NOTE: a runtime's, long-lived
+
+
 def _pump_once() -> None:
     for _ in range(3):  # NOTE: reused within one thread
-        waker = step_stream._Waker(CancellationManager())
+        waker = step_stream._Waker(CancellationManager(), EVENTFDS)
         waker.fire()
         waker.close()
 
@@ -40,7 +44,7 @@ def test_a_thread_reuses_its_eventfd():
 
     def run() -> None:
         for _ in range(2):
-            waker = step_stream._Waker(CancellationManager())
+            waker = step_stream._Waker(CancellationManager(), EVENTFDS)
             fds.append(waker.fd)
             waker.close()
 
@@ -48,3 +52,15 @@ def test_a_thread_reuses_its_eventfd():
     t.start()
     t.join()
     assert fds[0] == fds[1]
+
+
+def test_each_runtime_has_its_own_eventfds():
+    a, b = ProcessRuntime(), ProcessRuntime()
+    assert a.eventfds is not b.eventfds
+    wa = step_stream._Waker(CancellationManager(), a.eventfds)
+    wb = step_stream._Waker(CancellationManager(), b.eventfds)
+    try:
+        assert wa.fd != wb.fd
+    finally:
+        wa.close()
+        wb.close()

@@ -97,3 +97,27 @@ def test_dead_entry_with_data_is_data_loss():
     body[8 + 12] = 1  # the entry's flags: dead, yet 16 bytes of data
     with pytest.raises(errors.DataLossError, match="dead with"):
         tensor_frames.decode(body)
+
+
+def test_a_layout_cache_reuses_tables_and_keeps_values_apart():
+    cache = tensor_frames.LayoutCache()
+    first = [("a", np.arange(6, dtype=np.float32).reshape(2, 3)), ("s", np.int64(4))]
+    second = [("a", np.ones((2, 3), np.float32)), ("s", np.int64(9))]
+    bufs1, _ = tensor_frames.encode(first, cache)
+    bufs2, _ = tensor_frames.encode(second, cache)
+    assert bufs2[0] is bufs1[0]  # NOTE: the same table object, built once
+    assert len(cache.encoded) == 1
+    for items, bufs in ((first, bufs1), (second, bufs2)):
+        body = bytearray(b"".join(bytes(b) for b in bufs))
+        out = tensor_frames.decode(body, cache)
+        for (_, want), (_, got) in zip(items, out):
+            np.testing.assert_array_equal(got, want)
+    assert len(cache.decoded) == 1
+    other = tensor_frames.LayoutCache()
+    assert tensor_frames.encode(first, other)[0][0] is not bufs1[0]
+
+
+def test_strings_are_never_cached():
+    cache = tensor_frames.LayoutCache()
+    tensor_frames.encode([("s", np.array([b"abc"], dtype=object))], cache)
+    assert cache.encoded == {}

@@ -113,3 +113,28 @@ def test_graph_keeps_its_functions_alive():
     del g, y, sess
     gc.collect()
     assert py_funcs.get(token) is None
+
+
+def test_from_generator_callables_belong_to_their_graph():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int64)
+        value = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+    token = ds._variant_tensor.op.get_attr("token")
+    assert py_funcs.get(token) is not None
+    with tf.Session(graph=g) as sess:
+        assert sess.run(value) == 1
+    del g, ds, value, sess
+    gc.collect()
+    assert py_funcs.get(token) is None
+
+
+def test_py_func_in_a_dataset_map_lives_with_the_outer_graph():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(3).map(lambda x: tf.py_func(lambda v: v * 10, [x],
+                                                                tf.int64))
+        nxt = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+    gc.collect()  # NOTE: the map function's graph is gone once its body is serialized
+    with tf.Session(graph=g) as sess:
+        assert [sess.run(nxt) for _ in range(3)] == [0, 10, 20]
