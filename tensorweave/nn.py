@@ -121,7 +121,13 @@ from tensorweave.ops.nn_ops import (
     top_k,
 )
 from tensorweave.ops.nn_sampled_losses import nce_loss, sampled_softmax_loss
-from tensorweave.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_rnn
+from tensorweave.ops.rnn import (
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    raw_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+)
 
 __all__ = [
     "avg_pool",
@@ -160,6 +166,7 @@ __all__ = [
     "bidirectional_dynamic_rnn",
     "dynamic_rnn",
     "raw_rnn",
+    "static_bidirectional_rnn",
     "static_rnn",
 ]
 

@@ -56,6 +56,7 @@ from tensorweave.training.gradient_descent import GradientDescentOptimizer
 from tensorweave.training.input import (
     batch,
     input_producer,
+    limit_epochs,
     range_input_producer,
     shuffle_batch,
     slice_input_producer,
@@ -136,6 +137,7 @@ __all__ = [
     "shuffle_batch",
     "range_input_producer",
     "input_producer",
+    "limit_epochs",
     "batch",
     "start_queue_runners",
     "add_queue_runner",

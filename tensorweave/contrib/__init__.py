@@ -1,10 +1,10 @@
 """`tf.contrib`: the few TF 1.x contrib APIs tensorweave provides (explicit re-exports).
 
-Only `tf.contrib.training`'s ps placement strategies are here; import the submodule
-(`from tensorweave.contrib import training`) or use `tf.contrib.training` once the
-top-level package imports it.
+`tf.contrib.training`'s ps placement strategies, `tf.contrib.rnn`, the common
+`tf.contrib.layers` helpers and `tf.contrib.tensorboard.plugins.projector`; import a
+submodule (`from tensorweave.contrib import training`) or use `tf.contrib.<name>`.
 """
 
-from tensorweave.contrib import rnn, training
+from tensorweave.contrib import layers, rnn, tensorboard, training
 
-__all__ = ["rnn", "training"]
+__all__ = ["layers", "rnn", "tensorboard", "training"]

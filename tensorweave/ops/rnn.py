@@ -345,6 +345,74 @@ def bidirectional_dynamic_rnn(cell_fw: RNNCell, cell_bw: RNNCell, inputs: Any,
     return (output_fw, output_bw), (state_fw, state_bw)
 
 
+def _reverse_seq(input_seq: list[Any], lengths: Any) -> list[Any]:
+    """The time steps of `input_seq` reversed, each batch entry within its `lengths`."""
+    if lengths is None:
+        return list(reversed(input_seq))
+    flat_steps = [nest.flatten(step) for step in input_seq]
+    reversed_flat = []
+    for column in zip(*flat_steps, strict=True):
+        stacked = array_ops.stack([convert_to_tensor(x) for x in column])
+        unstacked = array_ops.unstack(reverse_sequence(stacked, lengths, seq_axis=0,
+                                                       batch_axis=1))
+        for x, y in zip(column, unstacked, strict=True):
+            y.set_shape(convert_to_tensor(x).shape)
+        reversed_flat.append(unstacked)
+    return [nest.pack_sequence_as(input_seq[0], list(step))
+            for step in zip(*reversed_flat, strict=True)]
+
+
+def static_bidirectional_rnn(cell_fw: RNNCell, cell_bw: RNNCell, inputs: list[Any],
+                             initial_state_fw: Any = None, initial_state_bw: Any = None,
+                             dtype: Any = None, sequence_length: Any = None,
+                             scope: Any = None) -> tuple[list[Any], Any, Any]:
+    """A forward and a backward `static_rnn` over a list of time steps
+    (`tf.nn.static_bidirectional_rnn`, `tf.contrib.rnn.static_bidirectional_rnn`).
+
+    The backward cell reads the steps reversed (each batch entry within its
+    `sequence_length`) and its outputs are reversed back; step t's output is the forward
+    and backward outputs concatenated on axis 1.
+
+    Args:
+      cell_fw: the forward cell (scope `bidirectional_rnn/fw`).
+      cell_bw: the backward cell (scope `bidirectional_rnn/bw`).
+      inputs: a non-empty list of [batch, depth] tensors, one per step.
+      initial_state_fw: the forward cell's first state.
+      initial_state_bw: the backward cell's first state.
+      dtype: the state dtype when the initial states are None.
+      sequence_length: int32/int64 [batch], as `static_rnn`.
+      scope: variable scope (default `bidirectional_rnn`).
+
+    Returns:
+      (outputs, output_state_fw, output_state_bw): outputs is a list with one
+      [batch, fw_size + bw_size] tensor per step.
+
+    Raises:
+      TypeError: a cell is not an `RNNCell`, or `inputs` is not a list or tuple.
+      ValueError: `inputs` is empty.
+    """
+    for name, cell in (("cell_fw", cell_fw), ("cell_bw", cell_bw)):
+        if not isinstance(cell, RNNCell):
+            raise TypeError(f"{name} must be an instance of RNNCell")
+    if not isinstance(inputs, list | tuple):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        with vs.variable_scope("bw") as bw_scope:
+            tmp, state_bw = static_rnn(cell_bw, _reverse_seq(inputs, sequence_length),
+                                       initial_state_bw, dtype, sequence_length,
+                                       scope=bw_scope)
+    output_bw = _reverse_seq(tmp, sequence_length)
+    flat_fw, flat_bw = nest.flatten(output_fw), nest.flatten(output_bw)
+    flat_outputs = [array_ops.concat([fw, bw], 1) for fw, bw in zip(flat_fw, flat_bw,
+                                                                     strict=True)]
+    return nest.pack_sequence_as(output_fw, flat_outputs), state_fw, state_bw
+
+
 def raw_rnn(cell: RNNCell, loop_fn: Callable[..., Any], parallel_iterations: int | None = None,
             swap_memory: bool = False, scope: Any = None) -> tuple[Any, Any, Any]:
     """An RNN whose inputs, finishing and emits `loop_fn` decides step by step
@@ -436,4 +504,7 @@ def _batch_dims(batch_size: Any, size: list[Any]) -> Any:
     return [batch_size, *size]
 
 
-__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_rnn"]
+__all__ = [
+    "bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_bidirectional_rnn",
+    "static_rnn",
+]

@@ -7,9 +7,12 @@ Each helper builds a queue, adds a `QueueRunner` that fills it to the graph's
 `QUEUE_RUNNERS` collection (started by `tf.train.start_queue_runners` or a
 MonitoredSession) and returns the queue or its dequeued tensors.
 
-Not supported: `num_epochs` (TensorFlow counts epochs with a local variable and the
-`CountUpTo` op, which tensorweave does not have yet), `dynamic_pad`, sparse tensors and
-`keep_input`.
+`num_epochs` counts passes with a local variable `epochs` and `CountUpTo`
+(`limit_epochs`): the producer's enqueue then fails with OutOfRangeError, its QueueRunner
+closes the queue, and readers see OutOfRangeError once it is drained, as in TensorFlow
+(run `tf.local_variables_initializer()` first).
+
+Not supported: `dynamic_pad`, sparse tensors and `keep_input`.
 """
 
 from __future__ import annotations
@@ -22,16 +25,40 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
-from tensorweave.ops import array_ops, logging_ops, math_ops, random_ops
+from tensorweave.ops import array_ops, constant_op, logging_ops, math_ops, random_ops
+from tensorweave.ops.array_ops_misc import count_up_to
 from tensorweave.ops.data_flow_ops import FIFOQueue, RandomShuffleQueue
+from tensorweave.ops.variables import GraphKeys, Variable
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner
 
 
-def _check_num_epochs(num_epochs: Any) -> None:
-    if num_epochs is not None:
-        raise NotImplementedError(
-            "num_epochs is not supported yet (it needs the CountUpTo op); use num_epochs=None"
-        )
+def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Any:
+    """`tensor`, readable `num_epochs` times (follows `tf.train.limit_epochs`).
+
+    Creates the int64 local variable `<name>/epochs` (collection `LOCAL_VARIABLES`, so
+    `tf.local_variables_initializer()` must run first) and returns `tensor` behind a
+    `CountUpTo(limit=num_epochs)` on it: the evaluation after the last allowed one raises
+    OutOfRangeError.
+
+    Args:
+      tensor: any Tensor (or value convertible to one).
+      num_epochs: a positive int, or None for no limit (returns `tensor` unchanged).
+      name: name scope (default `limit_epochs`).
+
+    Raises:
+      ValueError: `num_epochs` <= 0.
+    """
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with graph_mod.name_scope(name, "limit_epochs", [tensor]) as scope:
+        zero64 = constant_op.constant(0, dtype=dtypes.int64)
+        epochs = Variable(zero64, name="epochs", trainable=False,
+                          collections=[GraphKeys.LOCAL_VARIABLES])
+        counter = count_up_to(epochs, num_epochs)
+        with graph_mod.get_default_graph().control_dependencies([counter]):
+            return array_ops.identity(tensor, name=scope)
 
 
 def input_producer(
@@ -48,15 +75,13 @@ def input_producer(
 ) -> FIFOQueue:
     """A FIFOQueue that a QueueRunner keeps filling with the rows of `input_tensor`.
 
-    Rows are shuffled on each pass with `shuffle`, forever (follows
-    `tf.train.input_producer`).
+    Rows are shuffled on each pass with `shuffle`, forever or for `num_epochs` passes
+    (follows `tf.train.input_producer`; see `limit_epochs`).
 
     Raises:
       ValueError: if the row shape is not fully defined by `input_tensor` or
         `element_shape`.
-      NotImplementedError: for `num_epochs`.
     """
-    _check_num_epochs(num_epochs)
     with graph_mod.name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         row_shape = input_tensor.shape[1:].merge_with(as_shape(element_shape))
@@ -67,6 +92,7 @@ def input_producer(
             )
         if shuffle:
             input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
         q = FIFOQueue(
             capacity,
             [input_tensor.dtype.base_dtype],
@@ -342,6 +368,7 @@ def shuffle_batch(
 __all__ = [
     "batch",
     "input_producer",
+    "limit_epochs",
     "range_input_producer",
     "shuffle_batch",
     "slice_input_producer",

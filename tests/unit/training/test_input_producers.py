@@ -46,8 +46,58 @@ def test_string_input_producer_shuffles_each_epoch(graph):
 def test_string_input_producer_errors(graph):
     with pytest.raises(ValueError, match="non-null"):
         input_lib.string_input_producer([])
-    with pytest.raises(NotImplementedError, match="num_epochs"):
-        input_lib.string_input_producer([b"a"], num_epochs=1)
+    with pytest.raises(ValueError, match="num_epochs must be > 0 not 0."):
+        input_lib.string_input_producer([b"a"], num_epochs=0)
+
+
+def test_limit_epochs_counts_evaluations(graph):
+    x = tf.constant(5)
+    assert tf.train.limit_epochs(x) is x
+    limited = tf.train.limit_epochs(x, 2)
+    assert limited.op.name == "limit_epochs"
+    assert [v.op.name for v in tf.local_variables()] == ["limit_epochs/epochs"]
+    assert tf.local_variables()[0].dtype.base_dtype == tf.int64
+    with tf.Session(graph=graph) as sess:
+        sess.run(tf.local_variables_initializer())
+        assert [sess.run(limited), sess.run(limited)] == [5, 5]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(limited)
+
+
+def _drain(graph, fetch):
+    """Every value of `fetch` until OutOfRangeError (the producer's queue closed)."""
+    coord = Coordinator()
+    out = []
+    with tf.Session(graph=graph) as sess:
+        sess.run(tf.local_variables_initializer())
+        threads = start_queue_runners(sess, coord=coord)
+        try:
+            while True:
+                out.append(sess.run(fetch))
+        except tf.errors.OutOfRangeError:
+            pass
+        finally:
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+    return out
+
+
+def test_string_input_producer_num_epochs_then_out_of_range(graph):
+    # As TensorFlow 2.21's tf.compat.v1.train.string_input_producer: two passes, then the
+    # runner closes the queue and the dequeue raises OutOfRangeError.
+    q = input_lib.string_input_producer([b"a", b"b", b"c"], num_epochs=2, shuffle=False)
+    assert [v.op.name for v in tf.local_variables()] == ["input_producer/limit_epochs/epochs"]
+    assert _drain(graph, q.dequeue()) == [b"a", b"b", b"c", b"a", b"b", b"c"]
+
+
+def test_slice_input_producer_one_shuffled_epoch_in_batches(graph):
+    values = np.arange(10, dtype=np.int64)
+    (x,) = input_lib.slice_input_producer([values], num_epochs=1, seed=4)
+    batch = input_lib.batch([x], batch_size=4, allow_smaller_final_batch=True)
+    batch = batch[0] if isinstance(batch, list) else batch
+    got = _drain(graph, batch)
+    assert [len(b) for b in got] == [4, 4, 2]
+    assert sorted(np.concatenate(got).tolist()) == values.tolist()
 
 
 def test_input_producer_needs_a_defined_element_shape(graph):

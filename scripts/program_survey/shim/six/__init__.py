@@ -1,0 +1,2 @@
+"""Minimal six stand-in (six.moves.xrange / urllib)."""
+from . import moves  # noqa

@@ -1,0 +1,3 @@
+import urllib  # noqa
+import urllib.request  # noqa
+xrange = range
