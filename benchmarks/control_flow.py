@@ -8,7 +8,9 @@
   `BasicLSTMCell`), a dense layer to 10 logits, softmax cross-entropy, Adam; random data.
 * `manual_lstm_steps_per_sec`: the same step with the LSTM written from core ops
   (`while_loop`, `TensorArray`, `matmul`, `split`, `sigmoid`): TensorFlow 2.21's Keras 3
-  no longer ships `BasicLSTMCell`, so this is the form both runtimes can run.
+  no longer ships `BasicLSTMCell`, so this is the form both runtimes can run. With the
+  `tf_keras` package installed beside TensorFlow, `--with-tensorflow` also measures TF's
+  `dynamic_rnn` (it sets `TF_USE_LEGACY_KERAS=1`, which brings the TF1 cells back).
 
 `--backend tensorflow` runs the same code under a real TensorFlow (start this script with
 that interpreter, e.g. `/path/to/tf/bin/python benchmarks/control_flow.py --backend
@@ -112,6 +114,16 @@ def bench_lstm(tf: Any, steps: int, manual: bool) -> float:
             return steps / (time.perf_counter() - t0)
 
 
+def _has_basic_lstm_cell(tf: Any) -> bool:
+    """Whether TensorFlow has its TF1 cells: Keras 3 dropped them; with the `tf_keras`
+    package installed and `TF_USE_LEGACY_KERAS=1` (set for the `--with-tensorflow` run),
+    `tf.compat.v1.nn.rnn_cell.BasicLSTMCell` is back."""
+    try:
+        return tf.nn.rnn_cell.BasicLSTMCell is not None
+    except (AttributeError, ImportError):
+        return False
+
+
 def run(backend: str, loops: int, steps: int, blas_threads: int) -> dict[str, Any]:
     """All figures for one backend."""
     tf = _import_backend(backend)
@@ -127,7 +139,7 @@ def run(backend: str, loops: int, steps: int, blas_threads: int) -> dict[str, An
             "while_loop_us_per_iteration": round(bench_while(tf, loops), 2),
             "manual_lstm_steps_per_sec": round(bench_lstm(tf, steps, manual=True), 2),
         }
-        if backend == "tensorweave":
+        if backend == "tensorweave" or _has_basic_lstm_cell(tf):
             out["dynamic_rnn_lstm_steps_per_sec"] = round(bench_lstm(tf, steps, False), 2)
     finally:
         if limit is not None:
@@ -154,7 +166,8 @@ def main() -> None:
             [args.with_tensorflow, os.path.abspath(__file__), "--backend", "tensorflow",
              "--loops", str(args.loops), "--steps", str(args.steps),
              "--blas-threads", str(args.blas_threads)],
-            capture_output=True, text=True, check=True)
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "TF_USE_LEGACY_KERAS": "1"})
         result["tensorflow"] = json.loads(proc.stdout.strip().splitlines()[-1])
     print(json.dumps(result))
 

@@ -4,11 +4,13 @@ A loop frame qualifies when it holds one loop and nothing that needs deadness or
 concurrency: its `Merge`s each join an `Enter` and a `NextIteration`, its `Switch`es split
 a `Merge` on the `LoopCond`, its `Switch` false outputs only feed `Exit`s, and every other
 node is a synchronous kernel, a `Const` or an `Identity`-like pass-through (no nested
-loops, no conds, no sends or receives). Such a loop computes the same values whatever the
-iteration overlap, so once all of its `Enter` values have arrived it runs iteration after
-iteration: the condition's nodes, then (while the predicate holds) the body's nodes, in a
-precomputed order over a flat list of value slots; no ready queue, pending counts or
-per-iteration state. `parallel_iterations` has nothing to bound then.
+loops, no conds, no sends or receives). A `ControlTrigger` (gradient loops have them)
+differs from `NoOp` only on dead inputs, of which such a loop has none, so it only orders
+nodes here. Such a loop computes the same values whatever the iteration overlap, so once
+all of its `Enter` values have arrived it runs iteration after iteration: the condition's
+nodes, then (while the predicate holds) the body's nodes, in a precomputed order over a
+flat list of value slots; no ready queue, pending counts or per-iteration state.
+`parallel_iterations` has nothing to bound then.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tensorweave.runtime.frame_nodes import (
     NORMAL,
     PASS,
     SWITCH,
+    TRIGGER,
     FrameNode,
 )
 from tensorweave.runtime.plan_entry import wrap_error
@@ -107,7 +110,7 @@ def _run_ops(ctx: Any, ops: list[tuple], vals: list[Any]) -> None:
 def compile_loop(nodes: list[FrameNode], enters: list[FrameNode]) -> CompiledLoop | None:
     """The sequential form of the loop frame made of `nodes` (fed by `enters`), or None
     when the frame does not qualify."""
-    if not enters or any(n.kind not in (*_OK_KINDS, MERGE, SWITCH, NEXT, EXIT)
+    if not enters or any(n.kind not in (*_OK_KINDS, MERGE, SWITCH, NEXT, EXIT, TRIGGER)
                          or n.is_async or n.frame_key is not None for n in nodes):
         return None
     in_frame = set(nodes)
@@ -168,8 +171,8 @@ def compile_loop(nodes: list[FrameNode], enters: list[FrameNode]) -> CompiledLoo
     cond_set = _ancestors(conds[0], preds)
     cond_ops, body_ops, const_ops = [], [], []
     for n in order:
-        if n.kind in (MERGE, EXIT, NEXT):
-            continue
+        if n.kind in (MERGE, EXIT, NEXT, TRIGGER):
+            continue  # NOTE: with no dead values, a ControlTrigger is a NoOp: order only
         if n.kind == SWITCH:
             op = (None, (slot[inputs[n][0]],), slot[(n, 1)], 1, (), n.spec)
         elif n.kind == PASS:
