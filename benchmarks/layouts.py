@@ -43,14 +43,30 @@ configuration's median figures; `--tree DIR` makes the tasks import tensorweave 
 another checkout, and `--ab DIR` adds that checkout as a second variant of every
 configuration (e.g. `--ab /path/to/main` against this tree).
 
+Cross-host (issue 15): `--netns` (= `per-job`) runs the ps task in one Linux network
+namespace and the workers in another (`tensorweave.deploy.netns`: stand-in hosts joined by
+a bridge, addresses `10.231.<N>.<i>` from the namespaces, TCP through the kernel's network
+stack, no same-host socket between them); `--netns per-task` gives every task its own.
+The namespaces are made for each run and removed after it; it needs root (and iproute2),
+and without them the script exits saying why. The JSON then has `"cross_host": true` and
+`"netns": <mode>` (else false and null). `ip netns exec` execs the task, so the PIDs are
+the tasks' own, and a network namespace hides no process from /proc: the start line, the
+CPU figures, `--rounds` and `--ab` work the same in both modes. Mind the cores: the
+stand-in hosts share this machine's, but a task counts only the tasks it knows to be on its
+host (by its host's names and IPs, which the namespaces' addresses are not) when it sizes
+its BLAS pool (`runtime.thread_budget`), so each takes every core, as on a host of its own,
+and on a small machine the pools oversubscribe it (`blas_threads_by_worker` in the JSON
+says what each worker had); `--env-blas1` gives cross-host figures without that.
+
 Run: `python benchmarks/layouts.py [--layouts plain,monitored] [--workers 1,2]
-[--steps 400] [--env-blas1] [--rounds 3] [--tree DIR] [--ab DIR]`. Linux for the CPU
-figures (/proc); elsewhere they read 0.
+[--steps 400] [--env-blas1] [--rounds 3] [--tree DIR] [--ab DIR]
+[--netns [per-job|per-task]]`. Linux for the CPU figures (/proc); elsewhere they read 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -69,6 +85,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 LAYOUTS = ("plain", "monitored", "supervisor")
+NETNS_LAYOUTS = ("per-job", "per-task")  # tensorweave.deploy.netns.LAYOUTS
 _BARRIER_S = 300.0
 
 
@@ -158,7 +175,15 @@ def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
         sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
     record = window.figures(steps - warmup) if window else {}
     acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
-    return {**record, "test_accuracy": float(acc)}
+    return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
+
+
+def _blas_threads() -> int | None:
+    """This process's BLAS pool (the smallest of the loaded BLAS libraries'; None: none)."""
+    from threadpoolctl import threadpool_info
+
+    pools = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    return min(pools) if pools else None
 
 
 def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
@@ -205,26 +230,58 @@ def _free_ports(n: int) -> list[int]:
     return sorted(ports)
 
 
+@contextlib.contextmanager
+def _placement(workers: int, netns: str | None):
+    """Yields (cluster, {(job, index): the task's command, to which its flags are added}):
+    on 127.0.0.1 (free ports) or, with a `deploy.netns` layout, in namespaces made here
+    and removed on exit."""
+    base = [sys.executable, __file__]
+    if netns is None:
+        ports = _free_ports(1 + workers)
+        cluster = {"ps": [f"127.0.0.1:{ports[0]}"],
+                   "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+        yield cluster, {(job, i): base for job in cluster for i in range(len(cluster[job]))}
+        return
+    # NOTE: imported here, by the parent only: the tasks import the tensorweave of `--tree`
+    # / `--ab`, which may predate deploy.netns.
+    from tensorweave.deploy import netns as netns_lib
+
+    with netns_lib.Hosts(netns_lib.host_count(netns, 1, workers)) as hosts:
+        plan = netns_lib.plan_in_hosts(base, 1, workers, hosts, netns)
+        yield ({job: list(addrs) for job, addrs in plan.cluster.items()},
+               {(t.job, t.index): list(t.argv) for t in plan.tasks})
+
+
 def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bool,
-               tree: pathlib.Path = ROOT) -> dict:
-    """Starts 1 ps + `workers` worker processes importing tensorweave from `tree`; returns
-    the layout's figures."""
-    ports = _free_ports(1 + workers)
-    cluster = {"ps": [f"127.0.0.1:{ports[0]}"],
-               "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+               tree: pathlib.Path = ROOT, netns: str | None = None) -> dict:
+    """Starts 1 ps + `workers` worker processes importing tensorweave from `tree` (in
+    network namespaces with a `deploy.netns` layout `netns`); returns the layout's
+    figures."""
+    with _placement(workers, netns) as (cluster, commands):
+        load = os.getloadavg()[0]
+        records = _run_tasks(cluster, commands, layout, steps, warmup, env_blas1, tree)
+    return {**_summary(layout, workers, records, load, tree), "netns": netns,
+            "cluster": cluster}
+
+
+def _run_tasks(cluster: dict, commands: dict, layout: str, steps: int, warmup: int,
+               env_blas1: bool, tree: pathlib.Path) -> list[dict]:
+    """Runs the tasks of `cluster` (`commands`: each task's argv prefix) to the end and
+    returns the workers' records."""
+    workers = len(cluster["worker"])
     env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS}
     if env_blas1:
         env.update({k: "1" for k in BLAS_VARS})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
 
     def spawn(job: str, index: int, *extra: str) -> subprocess.Popen:
-        argv = [sys.executable, __file__, "--role", job, "--task", str(index), "--cluster",
+        # NOTE: `ip netns exec` execs the command: the PID is the task's own.
+        argv = [*commands[job, index], "--role", job, "--task", str(index), "--cluster",
                 json.dumps(cluster), "--layouts", layout, "--steps", str(steps),
                 "--warmup", str(warmup), *extra]
         return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
 
-    load = os.getloadavg()[0]
     barrier = tempfile.mkdtemp(prefix="layouts-barrier-")
     ps = spawn("ps", 0)
     procs = [spawn("worker", i, "--ps-pid", str(ps.pid), "--barrier", barrier)
@@ -243,7 +300,7 @@ def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bo
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         shutil.rmtree(barrier, ignore_errors=True)
-    return _summary(layout, workers, records, load, tree)
+    return records
 
 
 def _summary(layout: str, workers: int, records: list[dict], load: float,
@@ -266,6 +323,7 @@ def _summary(layout: str, workers: int, records: list[dict], load: float,
             "ps_cpu_ms_per_global_step": round(ps_cpu, 3),
             "total_cpu_ms_per_global_step": round(worker_cpu + ps_cpu, 3),
             "test_accuracy_by_worker": [r["test_accuracy"] for r in records],
+            "blas_threads_by_worker": [r.get("blas_threads") for r in records],
             "load_avg_1m_before": round(load, 2)}
 
 
@@ -287,7 +345,8 @@ def _measure(args: argparse.Namespace) -> dict:
     for _ in range(args.rounds):
         for layout, w, tree in configs:
             runs[layout, w, tree].append(run_layout(layout, w, args.steps, args.warmup,
-                                                    args.env_blas1, pathlib.Path(tree)))
+                                                    args.env_blas1, pathlib.Path(tree),
+                                                    args.netns))
     medians = [{"layout": c[0], "workers": c[1], "tree": c[2], **_medians(rs)}
                for c, rs in runs.items()]
     for entry in medians:
@@ -296,7 +355,8 @@ def _measure(args: argparse.Namespace) -> dict:
         if entry["workers"] == 2 and one:
             entry["scaling"] = round(entry["aggregate_steps_per_sec"]
                                      / one[0]["aggregate_steps_per_sec"], 3)
-    return {"cores": len(os.sched_getaffinity(0)), "env_blas1": args.env_blas1,
+    return {"cores": len(os.sched_getaffinity(0)), "cross_host": args.netns is not None,
+            "netns": args.netns, "env_blas1": args.env_blas1,
             "steps_per_worker": args.steps, "rounds": args.rounds, "medians": medians,
             "results": [r for rs in runs.values() for r in rs]}
 
@@ -312,6 +372,9 @@ def main() -> None:
     parser.add_argument("--tree", default=str(ROOT),
                         help="the checkout whose tensorweave the tasks import")
     parser.add_argument("--ab", help="another checkout to alternate with --tree")
+    parser.add_argument("--netns", nargs="?", const="per-job", default=None,
+                        choices=NETNS_LAYOUTS,
+                        help="cross-host: tasks in network namespaces (root; default per-job)")
     parser.add_argument("--role", choices=("ps", "worker"), help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
@@ -329,6 +392,12 @@ def main() -> None:
         record = run_worker(cluster, args.task, args.layouts, args.steps, args.warmup, probe)
         print(json.dumps(record), flush=True)
         return
+    if args.netns is not None:
+        from tensorweave.deploy import netns as netns_lib
+
+        ok, why = netns_lib.available()
+        if not ok:
+            raise SystemExit(f"layouts.py: --netns is unavailable here: {why}")
     print(json.dumps(_measure(args), indent=1))
 
 
