@@ -1,10 +1,12 @@
 """Whether a gRPC target is served on this host: where shared memory can apply (see `shm`).
 
 A target is local when it is a `unix:` target, names a loopback host or address (also the
-unspecified ones, `0.0.0.0` and `::`), or is one of this host's own names and IPs; another
-name is resolved (once per `HostLocality`: gRPC resolves it anyway) and is local when all
-its addresses are. Answers are cached per host in the `HostLocality` (one per
-`ProcessRuntime`).
+unspecified ones, `0.0.0.0` and `::`), is one of this host's own names and IPs, or is an IP
+assigned to an interface of this network namespace (a socket can be bound to it: addresses
+of secondary interfaces, and of a network namespace standing in for a host, which the
+host name does not resolve to); another name is resolved (once per `HostLocality`: gRPC
+resolves it anyway) and is local when all its addresses are. Answers are cached per host
+in the `HostLocality` (one per `ProcessRuntime`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,18 @@ def _own_addresses() -> set[str]:
     return names | ips
 
 
+def _assigned_here(ip: str) -> bool:
+    """Whether `ip` belongs to an interface of this network namespace: binding a socket to
+    it succeeds (EADDRNOTAVAIL otherwise)."""
+    family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.bind((ip, 0))
+    except OSError:
+        return False
+    return True
+
+
 class HostLocality:
     """Answers `is_local_address`, caching this host's own addresses and each answer."""
 
@@ -75,7 +89,7 @@ class HostLocality:
         except ValueError:
             pass
         else:
-            return ip.is_loopback or ip.is_unspecified
+            return ip.is_loopback or ip.is_unspecified or _assigned_here(str(ip))
         # NOTE: a name: resolve it (once, gRPC resolves it anyway).
         try:
             infos = socket.getaddrinfo(host, None)
@@ -83,7 +97,7 @@ class HostLocality:
             return False
         return bool(infos) and all(
             ipaddress.ip_address(str(ai[4][0]).split("%")[0]).is_loopback
-            or str(ai[4][0]) in own
+            or str(ai[4][0]) in own or _assigned_here(str(ai[4][0]).split("%")[0])
             for ai in infos
         )
 
