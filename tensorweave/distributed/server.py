@@ -115,10 +115,12 @@ class Server:
             self._set_own_port(job, task, host)
         options = TransportOptions.from_config(sd.default_session_config, self._security)
         self._cache = WorkerCache(ClusterSpec(sd.cluster), options, self.runtime)
-        # NOTE: `tcp_streams` is off with `disable_local_rpc` or `disable_tcp_streams`.
+        # NOTE: `tcp_streams` is off with `disable_local_rpc` or `disable_tcp_streams`; the
+        # socket is plaintext, so never beside TLS (security).
+        step_calls = options.tcp_streams and not self._security.tls
         self._local_rpc = (local_rpc_lib.LocalRpcServer(
             self._servicer.local_handlers(), self._port, self._security.token,
-            options=self.runtime.local_rpc_options) if options.tcp_streams else None)
+            options=self.runtime.local_rpc_options) if step_calls else None)
         self._tcp_host = host
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
@@ -180,8 +182,8 @@ class Server:
 
     @property
     def local_rpc_calls(self) -> int | None:
-        """Calls this server answered over its step-call socket (None when the options
-        turn it off; see `transport.tcp_stream`)."""
+        """Calls this server answered over its step-call socket (None when it has none:
+        turned off by the options, or TLS; see `transport.tcp_stream`)."""
         return self._local_rpc.calls if self._local_rpc is not None else None
 
     @property
