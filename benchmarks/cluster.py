@@ -10,8 +10,8 @@ Workloads (median over `--reps` repetitions where a workload is repeated):
   host, so large tensors go through /dev/shm files (`shared_memory` says whether that path
   was available); with `--no-shm`, `fetch_MBps_no_shm` / `push_MBps_no_shm` repeat them with
   `ConfigProto.tensorweave.disable_shared_memory` (pure gRPC streams).
-* Tasks of one host make their per-step calls over a Unix domain socket
-  (`transport.local_rpc`); with `--grpc-only`, `remote_scalar_read_us_grpc_only` and
+* Tasks make their per-step calls over the TCP step-call socket (`transport.tcp_stream`,
+  loopback on one host); with `--grpc-only`, `remote_scalar_read_us_grpc_only` and
   `fetch_MBps_grpc_only` / `push_MBps_grpc_only` repeat the read and the transfers with
   `disable_local_rpc` and `disable_shared_memory` (every byte through gRPC).
 * `training` (with `--training`): async between-graph training of the digits MLP
@@ -112,7 +112,7 @@ def _latency(fn, runs: int) -> dict:
 
 
 def bench_read_grpc_only(worker: str, runs: int) -> dict:
-    """The remote scalar read with the same-host socket off (gRPC only)."""
+    """The remote scalar read with the step-call socket off (gRPC only)."""
     config = tf.ConfigProto()
     config.tensorweave.disable_local_rpc = True
     g = tf.Graph()

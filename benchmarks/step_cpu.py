@@ -17,16 +17,15 @@ pulled with `RecvTensors`). With `--netns` the ps tasks run in one network names
 worker in another (`tensorweave.deploy.netns`, root needed): the cross-host path (TCP between
 stand-in hosts); the worker is then a child process of this script (`--worker-json`) and
 `cross_host` is true; `--netns shared` puts the ps tasks and the worker in one namespace
-(one host, but addressed by an IP the tasks do not know as their own, so the per-step calls
-take the TCP step-call socket instead of the Unix one: the same-host A/B of the two).
-`--no-tcp-streams` sets `disable_tcp_streams` (gRPC carries the per-step calls between
-hosts). `--ab tcp` alternates cross-host runs with and without the TCP step-call socket,
-`--ab unix` same-host runs over the Unix socket with `--netns shared` runs, `--rounds`
-times, and adds each variant's median figures (`ab`). CPU per step is the figure to compare
-between runs on a loaded machine: wall-clock rates move with whatever else runs, CPU time
-much less. Run:
+(one host, but addressed by an IP the tasks do not know as their own: no /dev/shm handoff).
+`--no-tcp-streams` sets `disable_tcp_streams` (gRPC carries the per-step calls, on one host
+as between hosts). `--ab tcp` alternates cross-host runs with and without the TCP step-call
+socket, `--rounds` times, and adds each variant's median figures (`ab`). (`--ab unix`
+compared the same-host Unix socket, removed after issue 15's A/B: docs/scaling.md.) CPU
+per step is the figure to compare between runs on a loaded machine: wall-clock rates move
+with whatever else runs, CPU time much less. Run:
 `python benchmarks/step_cpu.py [--ps 1,2] [--steps 2000] [--no-streams] [--netns [shared]]
-[--no-tcp-streams] [--ab tcp|unix --rounds 3]`; prints JSON. Linux only (reads /proc).
+[--no-tcp-streams] [--ab tcp --rounds 3]`; prints JSON. Linux only (reads /proc).
 """
 
 from __future__ import annotations
@@ -185,7 +184,6 @@ def measure_worker(ps_hosts: list[str], worker_host: str, ps_pids: list[int], st
 # --ab: (netns mode, TCP step-call socket) of variant A, then B.
 AB_VARIANTS = {
     "tcp": [("per-job", True), ("per-job", False)],
-    "unix": [(None, True), ("shared", True)],
 }
 
 

@@ -1,9 +1,9 @@
 """Network namespaces as stand-in hosts: cross-host figures on one machine (`--netns`).
 
-Tasks in separate Linux network namespaces share nothing a same-host fast path could use: the
-same-host socket is an abstract Unix socket, which is per namespace, and peers' addresses are
-not the namespace's own, so traffic between them is TCP through the kernel's network stack,
-as between hosts (without a physical link's latency and bandwidth limits).
+Tasks in separate Linux network namespaces share nothing a same-host fast path could use:
+peers' addresses are not the namespace's own (no /dev/shm handoff), so traffic between them
+is TCP through the kernel's network stack, as between hosts (without a physical link's
+latency and bandwidth limits).
 
 `Hosts(n)` creates namespaces `tw<N>h<i>` (i < n), each with a veth pair whose inner end
 `eth0` has the address `10.231.<N>.<i+1>/24` and whose outer end is attached to the bridge

@@ -3,8 +3,9 @@ service (follows TensorFlow's `server_lib.Server` and `GrpcServer`).
 
 Differences from TensorFlow: the server binds the host named in the cluster spec (TF binds
 0.0.0.0); `stop()` really stops it and frees the port (TF has no shutdown); `join(timeout)`
-returns once the server stops or the timeout passes; on Linux it also serves the per-step
-worker calls to peers on the same host over a Unix domain socket (`transport.local_rpc`).
+returns once the server stops or the timeout passes; it also serves the per-step worker
+calls to tensorweave peers over a TCP step-call socket beside gRPC (`transport.tcp_stream`,
+`transport.local_rpc`), on one host as between hosts.
 """
 
 from __future__ import annotations
@@ -114,10 +115,13 @@ class Server:
             self._set_own_port(job, task, host)
         options = TransportOptions.from_config(sd.default_session_config, self._security)
         self._cache = WorkerCache(ClusterSpec(sd.cluster), options, self.runtime)
+        # NOTE: `tcp_streams` is off with `disable_local_rpc` or `disable_tcp_streams`; the
+        # socket is plaintext, so never beside TLS (security).
+        step_calls = options.tcp_streams and not self._security.tls
         self._local_rpc = (local_rpc_lib.LocalRpcServer(
             self._servicer.local_handlers(), self._port, self._security.token,
-            options=self.runtime.local_rpc_options) if options.local_rpc else None)
-        self._tcp_host = host if options.tcp_streams else None
+            options=self.runtime.local_rpc_options) if step_calls else None)
+        self._tcp_host = host
         self.worker.worker_cache = self._cache
         self.master = Master(task_name(job, task), self._cache, sd.default_session_config)
         self._started = False
@@ -178,8 +182,8 @@ class Server:
 
     @property
     def local_rpc_calls(self) -> int | None:
-        """Calls this server answered over its same-host socket (None when it has none;
-        see `transport.local_rpc`)."""
+        """Calls this server answered over its step-call socket (None when it has none:
+        turned off by the options, or TLS; see `transport.tcp_stream`)."""
         return self._local_rpc.calls if self._local_rpc is not None else None
 
     @property
@@ -214,17 +218,15 @@ class Server:
         """Adds the TCP step-call socket (`transport.tcp_stream`) on this task's host: not
         with TLS (the socket is plaintext), and admitting only connections whose handshake
         carries the cluster token when one is configured."""
-        if self._tcp_host is None:
-            return
         if self._security.tls:  # security: no plaintext data plane beside TLS gRPC
-            log.info("No TCP step-call socket: TLS is on, gRPC carries every call from "
-                     "other hosts")
+            log.info("No TCP step-call socket: TLS is on, gRPC carries every "
+                     "per-step call")
             return
         try:
             listener = tcp_stream.listen(self._tcp_host)
         except OSError as e:
-            log.info("No TCP step-call socket on %r (%s); gRPC carries every call from "
-                     "other hosts", self._tcp_host, e)
+            log.info("No TCP step-call socket on %r (%s); gRPC carries every "
+                     "per-step call", self._tcp_host, e)
             return
         self._local_rpc.add_listener(  # security: the handshake must carry the token
             listener, functools.partial(tcp_stream.admit, token=self._security.token))

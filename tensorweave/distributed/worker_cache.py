@@ -42,14 +42,15 @@ class TransportOptions:
         e.g. with `RPCOptions.use_rpc_for_inprocess_master`, forces RPCs).
       shared_memory: let workers on this host exchange large tensors through /dev/shm
         (False with `TensorweaveOptions.disable_shared_memory`).
-      local_rpc: call workers on this host over their Unix domain socket when they have
-        one (False with `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
-      tcp_streams: call workers on other hosts over their TCP step-call socket when they
-        have one (False with `TensorweaveOptions.disable_tcp_streams`, or without
-        `local_rpc`; see `transport.tcp_stream`; never with TLS: the socket is plaintext).
+      local_rpc: use the step-call socket at all (False with
+        `TensorweaveOptions.disable_local_rpc`; see `transport.local_rpc`).
+      tcp_streams: call workers in other processes (this host or another) over their TCP
+        step-call socket when they have one (False with
+        `TensorweaveOptions.disable_tcp_streams`, or without `local_rpc`; see
+        `transport.tcp_stream`; never with TLS: the socket is plaintext).
       security: the `transport.security.TransportSecurity` of calls to other tasks (the
-        token on gRPC metadata, in every same-host socket frame and in the TCP step-call
-        handshake, TLS on gRPC), or None.
+        token on gRPC metadata, in the TCP step-call handshake and in every frame on it,
+        TLS on gRPC), or None.
     """
 
     prefer_local: bool = True

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from trainer_procs import READY_S, TRAINER, LocalCluster, TrainerProcess
 
 import tensorweave as tf
-from tensorweave.distributed.transport import codec, local_rpc, methods
+from tensorweave.distributed.transport import codec, methods, tcp_stream
 from tensorweave.protos import master_pb2, transport_pb2, worker_pb2
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess
@@ -132,18 +132,26 @@ def test_generated_payloads(fuzzed_server, method, payload, flip):
     _call(channel, method, bytes(valid))
 
 
-@pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets")
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(frame=st.binary(min_size=0, max_size=256))
-def test_local_socket_garbage_frames(fuzzed_server, frame):
-    _, _, port = fuzzed_server
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
-        raw.settimeout(5)
-        raw.connect(local_rpc.socket_name(port))
+@given(frame=st.binary(min_size=0, max_size=256), handshake=st.booleans())
+def test_step_call_socket_garbage_frames(fuzzed_server, frame, handshake):
+    """Garbage after an admitted handshake (a request frame), or in place of it."""
+    _, channel, _ = fuzzed_server
+    step_port = int(channel.unary_unary(methods.GET_STEP_STREAM_PORT)(b"", timeout=10))
+    if handshake:
+        raw = tcp_stream.dial("127.0.0.1", step_port)
+        assert raw is not None
         method = _W + "RunGraph"
-        raw.sendall(struct.pack("<IIdQ", len(method), 0, 1.0, len(frame)) + method.encode()
-                    + frame)
+        data = (struct.pack("<IIdQ", len(method), 0, 1.0, len(frame)) + method.encode()
+                + frame)
+    else:
+        raw = socket.create_connection(("127.0.0.1", step_port), 5)
+        data = frame
+    with raw:
+        raw.settimeout(5)
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)  # NOTE: a short frame ends at once, not at a timeout
         try:
             raw.recv(64)
         except (ConnectionResetError, TimeoutError):

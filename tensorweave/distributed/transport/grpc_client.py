@@ -148,8 +148,7 @@ class GrpcRemoteWorker:
       shared_memory: hand large tensors over as /dev/shm files when the task runs on this
         host (see `shm`); False always uses gRPC streams.
       local: a `LocalRpcClient` making the per-step calls (`RunGraph`, `RecvTensors`,
-        `CleanupGraph`) over the task's Unix domain socket (the same-host transport), or
-        None.
+        `CleanupGraph`) over the task's TCP step-call socket (`tcp_stream`), or None.
       runtime: the `ProcessRuntime` counting the bytes and owning the client outbox
         (default: the process's).
       security: the `security.TransportSecurity` (TLS, token) of a channel made here when

@@ -1,28 +1,22 @@
-r"""Same-host calls over a Unix domain socket: a fast path beside gRPC for co-located tasks.
+r"""The step-call socket's protocol: per-step worker calls beside gRPC, over TCP.
 
 Why: a gRPC Python round trip costs ~450 us on loopback on a 2-core machine (~200 us of
 client CPU and ~300 us of server CPU, most of it in gRPC's thread hand-offs), and an
 asynchronous training step needs three calls between a worker and its ps (`RunGraph`, the
-worker pulling the weights, the ps pulling the gradients). Between processes of one host
-the same protobuf messages travel over a Unix domain socket with a small frame header
-instead: ~50 us a round trip, ~20 us of client CPU, the handler running on the thread
+worker pulling the weights, the ps pulling the gradients). The same protobuf messages travel
+over a plain socket with a small frame header instead, the handler running on the thread
 that read the request.
 
-Where it applies: a started `Server` on Linux also listens on the abstract socket
-`\0tensorweave-rpc-<port>` (no file; it vanishes with the process) and serves
-`LOCAL_METHODS` (the per-step worker calls) with the very handlers of its gRPC service.
-A client whose peer address is on this host (`HostLocality.is_local_address`) tries that socket
-first and uses gRPC when it cannot connect (another OS or network namespace, a peer that
-is down or restarting: gRPC then reports it as usual). Control calls (`GetStatus` with
-wait-for-ready, `RegisterGraph`, sessions, tensor streams) always use gRPC. Sessions turn
-it off with `ConfigProto.tensorweave.disable_local_rpc`, servers through their default
-session config. The socket is keyed by port: two servers bound to one port on different
-loopback addresses of one host would share the name (the second one then serves gRPC
-only). Only peers running as the same user are served (`SO_PEERCRED`), as with the
-/dev/shm files.
-
-The same protocol also runs over TCP between hosts (`tcp_stream`: `add_listener` on the
-server, a `connector` on the client, a handshake in place of `SO_PEERCRED`).
+Where it applies: a started `Server` listens on a TCP port of its own host (`tcp_stream`:
+`add_listener` with its handshake as the admission check; the only listener) and serves
+`LOCAL_METHODS` (the per-step worker calls) with the very handlers of its gRPC service. A
+client reaches it through a `connector` (`tcp_stream.TcpConnector`, for every peer, on this
+host or another) and uses gRPC when it has none or cannot connect. Control calls
+(`GetStatus` with wait-for-ready, `RegisterGraph`, sessions, tensor streams) always use
+gRPC. Sessions turn it off with `ConfigProto.tensorweave.disable_local_rpc` (or
+`disable_tcp_streams`: the same socket), servers through their default session config.
+Until issue 15 peers of one host used an abstract Unix domain socket instead; a same-run
+A/B showed no gain over TCP loopback above noise (docs/scaling.md), so it was removed.
 
 Protocol: one call at a time per connection; a client keeps up to `IDLE_PER_PEER` idle
 connections per peer and checks an idle one is still open before reusing it. A streamed
@@ -46,13 +40,10 @@ such waits).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hmac
 import logging
-import os
 import socket
 import struct
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -72,7 +63,6 @@ log = logging.getLogger("tensorweave.transport")
 
 _REQUEST = struct.Struct("<IIdQ")
 _RESPONSE = struct.Struct("<iIQ")
-_PEERCRED = struct.Struct("3i")
 IDLE_PER_PEER = 8
 # NOTE: payloads up to this size are joined with their header into one send.
 _JOIN_MAX_BYTES = 64 << 10
@@ -105,22 +95,6 @@ class LocalRpcOptions:
 
     max_connections: int = MAX_CONNECTIONS
     prealloc_max_bytes: int = PREALLOC_MAX_BYTES
-
-
-def supported() -> bool:
-    """True where abstract Unix domain sockets exist (Linux)."""
-    return sys.platform.startswith("linux") and hasattr(socket, "AF_UNIX")
-
-
-def socket_name(port: int) -> bytes:
-    """The abstract socket name of the server listening on TCP `port`."""
-    return b"\0tensorweave-rpc-%d" % port
-
-
-def port_of(address: str) -> int | None:
-    """The port of a `host:port` target, or None when it has none."""
-    _, sep, text = address.rpartition(":")
-    return int(text) if sep and text.isdigit() else None
 
 
 def _recv_exact(sock: socket.socket, n: int,
@@ -209,24 +183,21 @@ Admit = Callable[[socket.socket], bool]
 
 class LocalRpcServer:
     """Serves `handlers` (method path -> `handler(request_bytes, context) -> bytes`) on the
-    abstract socket of TCP `port`, and on any listener given to `add_listener` (the TCP
-    step-call socket of `tcp_stream`: the same protocol between hosts).
+    listeners given to `add_listener` (the TCP step-call socket of `tcp_stream`).
 
     Args:
       handlers: the unary handlers to serve, by gRPC method path.
-      port: the server's bound TCP port (names the socket).
+      port: the server's gRPC port (names its threads and log lines).
       token: the cluster secret every request frame must carry, or None (see `security`).
-      unix: listen on the abstract Unix socket (False: only on added listeners).
       options: `LocalRpcOptions` (connection and buffer limits).
     """
 
     def __init__(self, handlers: dict[str, Handler], port: int, token: bytes | None = None,
-                 unix: bool = True, options: LocalRpcOptions | None = None):
+                 options: LocalRpcOptions | None = None):
         self._options = options or LocalRpcOptions()
         self._handlers = handlers
         self._port = port
         self._token = token  # security: every request must carry it
-        self._unix = unix
         # NOTE: (listening socket, admission check run on the connection's own thread)
         self._listeners: list[tuple[socket.socket, Admit]] = []
         self._conns: set[socket.socket] = set()
@@ -241,17 +212,7 @@ class LocalRpcServer:
         self._listeners.append((listener, admit))
 
     def start(self) -> bool:
-        """Starts listening; False (and gRPC only) when no socket could be bound."""
-        if self._unix and supported():
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                listener.bind(socket_name(self._port))
-                listener.listen(64)
-            except OSError as e:
-                listener.close()
-                log.info("No same-host RPC socket for port %d (%s)", self._port, e)
-            else:
-                self._listeners.insert(0, (listener, self._same_user))
+        """Starts serving the added listeners; False (and gRPC only) when there are none."""
         for listener, admit in self._listeners:
             acceptor = threading.Thread(target=self._accept_loop, args=(listener, admit),
                                         daemon=True, name=f"tw-local-rpc-{self._port}")
@@ -271,21 +232,12 @@ class LocalRpcServer:
                     return
                 limit = self._options.max_connections
                 if len(self._conns) >= limit:  # security: bounded threads
-                    log.warning("Refusing a same-host RPC connection: %d open", limit)
+                    log.warning("Refusing a step-call connection: %d open", limit)
                     conn.close()
                     continue
                 self._conns.add(conn)
             threading.Thread(target=self._serve, args=(conn, admit), daemon=True,
                              name=f"tw-local-rpc-{self._port}-conn").start()
-
-    @staticmethod
-    def _same_user(conn: socket.socket) -> bool:
-        try:
-            _, uid, _ = _PEERCRED.unpack(
-                conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size))
-        except (OSError, AttributeError):
-            return False
-        return uid == os.getuid()
 
     def _serve(self, conn: socket.socket, admit: Admit) -> None:
         stream: StreamConn | None = None
@@ -298,7 +250,7 @@ class LocalRpcServer:
                 if (token_len > TOKEN_MAX_BYTES or method_len > _METHOD_MAX_BYTES
                         or timeout_s != timeout_s
                         or payload_len > PAYLOAD_MAX_BYTES):  # security: declared length
-                    log.warning("Dropping a same-host RPC connection: malformed frame")
+                    log.warning("Dropping a step-call connection: malformed frame")
                     return
                 rest = _recv_exact(conn, method_len + token_len + payload_len,
                                    self._options.prealloc_max_bytes)
@@ -341,7 +293,7 @@ class LocalRpcServer:
         handler = self._handlers.get(method)
         if handler is None:
             return (_UNIMPLEMENTED, 0,
-                    f"Method {method} is not served over the local socket".encode())
+                    f"Method {method} is not served over the step-call socket".encode())
         context = _Context(timeout_s, stream)
         try:
             return 0, 0, handler(payload, context)
@@ -369,35 +321,23 @@ class LocalRpcServer:
             except OSError:
                 pass
             s.close()
-        # NOTE: the name is free only once the accept() in progress has returned.
+        # NOTE: the listeners are closed only once the accept() in progress has returned.
         for acceptor in self._acceptors:
             if acceptor is not threading.current_thread():
                 acceptor.join(5.0)
 
 
 # ------------------------------------------------------------------------------- client
-def _connect_unix(name: bytes) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        # NOTE: a Unix-socket connect blocks while the listen backlog is full.
-        sock.settimeout(CONNECT_TIMEOUT_S)
-        sock.connect(name)
-    except OSError:  # NOTE: TimeoutError included: the caller then uses gRPC
-        sock.close()
-        return None
-    return sock
-
-
 class LocalRpcClient:
-    """Calls one peer task over its abstract socket (or the sockets `connector` opens).
+    """Calls one peer task over the step-call sockets `connector` opens.
 
     Args:
       task: the peer's task name (in error messages).
       address: the peer's `host:port`.
       token: the cluster secret sent in every request frame, or None.
       connector: opens a new connection to the peer's step-call socket, or returns None
-        when there is none (gRPC then carries the call); default: the abstract socket of
-        the address's port.
+        when there is none (gRPC then carries the call); None: no socket (every call
+        returns None).
       options: `LocalRpcOptions` (buffer limits).
     """
 
@@ -408,10 +348,6 @@ class LocalRpcClient:
         self.task = task
         self.address = address
         self._token = token or b""  # security: sent in every request frame
-        if connector is None:
-            port = port_of(address)
-            if port is not None and supported():
-                connector = functools.partial(_connect_unix, socket_name(port))
         self._connector = connector
         self._idle: list[socket.socket] = []
         self._idle_streams: list[StreamConn] = []
@@ -432,7 +368,7 @@ class LocalRpcClient:
         """Sends one call and waits for its answer.
 
         Returns:
-          The response bytes, or None when the peer has no local socket (use gRPC).
+          The response bytes, or None when the peer has no step-call socket (use gRPC).
 
         Raises:
           UnavailableError: the connection broke once the request was sent.
@@ -487,7 +423,7 @@ class LocalRpcClient:
         (`StreamConn.read_until_response`), then hands it back with `release_stream`.
 
         Returns:
-          None when the peer has no local socket or it cannot be reached (use gRPC).
+          None when the peer has no step-call socket or it cannot be reached (use gRPC).
         """
         if self._connector is None:
             return None

@@ -11,8 +11,8 @@ handler thread reads the caller's).
 
 When it applies (`MasterSession._start_parts`): the master runs a partition on its own task
 (the inline one) and another partition lives on a task reached over a step-call socket
-(`GrpcRemoteWorker.start_streamed`: the same-host Unix socket, or between hosts the TCP one
-of `tcp_stream`), its feeds fit in the request, and the session did not
+(`GrpcRemoteWorker.start_streamed`: the TCP one of `tcp_stream`, on one host as between
+hosts), its feeds fit in the request, and the session did not
 set `TensorweaveOptions.disable_step_streams`. Values between two *other* tasks are still
 pulled (`RecvTensors`); `placer.relocate_control_relays` weighs that in.
 

@@ -1,20 +1,22 @@
-"""The step-call socket over TCP: a data plane beside gRPC for peers on other hosts.
+"""The step-call socket over TCP: a data plane beside gRPC for peers in other processes.
 
 Why: between hosts every per-step call went through gRPC Python (a `RunGraph` round trip
 costs ~1 ms of CPU on both ends here, and values between the client task and a partition
 took extra `RecvTensors` calls). TensorFlow offered data planes beside gRPC for the same
-reason (`Server(protocol="grpc+verbs" | "grpc+mpi")`). This transport carries the same-host
-socket's protocol (`local_rpc` framing, the same protobuf messages and handlers, and
-`step_stream`'s streamed `RunGraph` with raw tensor frames both ways) over TCP, so a cross-host
-asynchronous training step is one streamed call per ps task. gRPC keeps everything else:
+reason (`Server(protocol="grpc+verbs" | "grpc+mpi")`). This transport carries `local_rpc`'s
+protocol (its framing, the same protobuf messages and handlers, and `step_stream`'s streamed
+`RunGraph` with raw tensor frames both ways) over TCP, so an asynchronous training step is
+one streamed call per ps task. Peers on the same host use it too, over loopback (an
+abstract Unix socket they had until issue 15 gained nothing measurable over it; large
+tensors between them still go as /dev/shm files, see `shm`). gRPC keeps everything else:
 control calls (`GetStatus`, `RegisterGraph`, sessions), tensor streams of large values, and
 every call to a TensorFlow peer.
 
 Where it applies: a started `Server` (unless `TensorweaveOptions.disable_tcp_streams` or
 `disable_local_rpc` is set in its default session config) also listens on TCP at its own
 host, on a port the kernel picks, and answers the extension `GetStepStreamPort` (over gRPC)
-with it: ASCII decimal digits, or empty when it has none. A client whose peer is not on this
-host asks once (`TcpConnector`); a TensorFlow peer answers UNIMPLEMENTED and gets gRPC only.
+with it: ASCII decimal digits, or empty when it has none. A client asks each peer once
+(`TcpConnector`); a TensorFlow peer answers UNIMPLEMENTED and gets gRPC only.
 When the port cannot be reached (a firewall that passes only the gRPC port, a restart), the
 call goes over gRPC as before; the port is asked for again after a back-off that doubles
 from `_RETRY_DISCOVERY_S` up to `_MAX_RETRY_S` while attempts keep failing, and a connect
@@ -27,9 +29,11 @@ closes). The token is the cluster secret of `TransportOptions.security` (the one
 carry in their metadata, see `security`); a server with one compares it with
 `hmac.compare_digest` and closes the connection on a mismatch, and every request frame on
 the connection carries it again (`local_rpc`'s per-frame check). A server without a token
-admits only an empty one. The socket carries no encryption: like insecure gRPC it is for a trusted
+admits only an empty one: this is the one admission rule of every step-call connection,
+same host or not. The socket carries no encryption: like insecure gRPC it is for a trusted
 network; where the cluster's gRPC uses TLS this socket stays off (`connect` declines and
-`Server._listen_tcp` opens no listener), so every call goes over TLS gRPC.
+`Server._listen_tcp` opens no listener), so every call goes over TLS gRPC (on one host
+too: a TLS cluster pays gRPC's per-call cost, see docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -117,6 +121,26 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return data
 
 
+def dial(host: str, port: int, token: bytes | None = None) -> socket.socket | None:
+    """An admitted connection to the step-call socket at `host:port` (the handshake sent
+    with `token`, None: an empty one), or None when it cannot be reached or refuses it."""
+    try:
+        sock = socket.create_connection((host, port), _CONNECT_TIMEOUT_S)
+    except OSError:
+        return None
+    token = token or b""  # security: the handshake's token
+    try:
+        _tune(sock)
+        sock.sendall(HELLO.pack(MAGIC, VERSION, len(token)) + token)
+        if _recv_exact(sock, 1) != _ADMITTED:
+            raise EOFError("not admitted")
+        sock.settimeout(None)
+    except (OSError, EOFError):
+        sock.close()
+        return None
+    return sock
+
+
 class TcpConnector:
     """Opens admitted TCP connections to one peer's step-call socket (a `LocalRpcClient`
     connector), learning its port with `GetStepStreamPort` over `channel`.
@@ -164,19 +188,8 @@ class TcpConnector:
         port = self._discover()
         if port is None:
             return None
-        try:
-            sock = socket.create_connection((self._host, port), _CONNECT_TIMEOUT_S)
-        except OSError:
-            self._forget()
-            return None
-        try:
-            _tune(sock)
-            sock.sendall(HELLO.pack(MAGIC, VERSION, len(self._token)) + self._token)
-            if _recv_exact(sock, 1) != _ADMITTED:
-                raise EOFError("not admitted")
-            sock.settimeout(None)
-        except (OSError, EOFError):
-            sock.close()
+        sock = dial(self._host, port, self._token)
+        if sock is None:
             self._forget()
             return None
         with self._lock:
@@ -192,9 +205,9 @@ class TcpConnector:
 
 def connect(peer: Any) -> Any:
     """A `GrpcRemoteWorker` whose per-step calls and step streams go over the peer's TCP
-    step-call socket (`peer`: a `worker_cache.Peer` on another host), or None where the
-    options turn it off or the cluster uses TLS (the socket is plaintext: gRPC over TLS
-    then carries every call)."""
+    step-call socket (`peer`: a `worker_cache.Peer` in another process, on this host or
+    another), or None where the options turn it off or the cluster uses TLS (the socket is
+    plaintext: gRPC over TLS then carries every call)."""
     if not (peer.options.local_rpc and peer.options.tcp_streams):
         return None
     security = peer.options.security

@@ -5,12 +5,11 @@ docs/internals.md for a worked example."""
 
 from __future__ import annotations
 
-from tensorweave.distributed.transport import grpc_client, in_process, same_host, tcp_stream
+from tensorweave.distributed.transport import grpc_client, in_process, tcp_stream
 
 WORKER_TRANSPORTS = (
     in_process.connect,  # the peer's server runs in this process
-    same_host.connect,  # a peer on this host: Unix domain socket (+ gRPC for the rest)
-    tcp_stream.connect,  # another host: TCP step-call socket (+ gRPC for the rest)
+    tcp_stream.connect,  # another process: TCP step-call socket (+ gRPC for the rest)
     grpc_client.connect,  # anything else
 )
 

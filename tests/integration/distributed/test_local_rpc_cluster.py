@@ -1,17 +1,16 @@
-"""Co-located tasks make their per-step calls over the same-host socket
-(`transport.local_rpc`), and `TensorweaveOptions.disable_local_rpc` turns that off for a
-session or a server, with the same results over gRPC."""
+"""Co-located tasks make their per-step calls over the step-call socket (`transport.local_rpc`
+framing over `tcp_stream`'s loopback TCP), and `TensorweaveOptions.disable_local_rpc` turns
+that off for a session or a server, with the same results over gRPC."""
 
 from __future__ import annotations
 
+import grpc
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.distributed.transport import local_rpc
+from tensorweave.distributed.transport import methods
 from tensorweave.testing.cluster import create_local_cluster
-
-pytestmark = pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets")
 
 
 def _config(disable_local_rpc: bool = False) -> tf.ConfigProto:
@@ -59,9 +58,11 @@ def test_server_with_local_rpc_disabled_has_no_socket():
     server = tf.train.Server.create_local_server(config=_config(disable_local_rpc=True))
     try:
         assert server.local_rpc_calls is None
-        port = int(server.target.rsplit(":", 1)[1])
-        client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", f"localhost:{port}")
-        assert client.call("/tensorflow.WorkerService/RunGraph", b"", 1.0) is None
+        channel = grpc.insecure_channel(server.target.removeprefix("grpc://"))
+        try:  # the step-call port it announces: none
+            assert channel.unary_unary(methods.GET_STEP_STREAM_PORT)(b"", timeout=10) == b""
+        finally:
+            channel.close()
         g = tf.Graph()
         with g.as_default():
             c = tf.constant(3.0) * 2.0

@@ -1,5 +1,5 @@
 """Malformed payloads get INVALID_ARGUMENT and the server stays up (over gRPC and over the
-same-host socket); a garbage frame on the socket only drops that connection."""
+step-call socket); a garbage frame on the socket only drops that connection."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
-from tensorweave.distributed.transport import local_rpc
+from tensorweave.distributed.transport import local_rpc, methods, tcp_stream
 
 GARBAGE = b"\xff\xff\xff\xff\x0f not a protobuf"
 
@@ -46,18 +46,22 @@ def test_grpc_malformed_request_is_invalid_argument(server, method):
     _still_serves(server)
 
 
-@pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets")
-def test_local_socket_malformed_request_and_garbage_frame(server):
-    port = int(server.target.rsplit(":", 1)[1])
-    client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", f"localhost:{port}")
+def test_step_call_socket_malformed_request_and_garbage_frame(server):
+    address = server.target[len("grpc://"):]
+    channel = grpc.insecure_channel(address)
+    port = int(channel.unary_unary(methods.GET_STEP_STREAM_PORT)(b"", timeout=10))
+    client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", address,
+                                      connector=tcp_stream.TcpConnector(address, channel))
     with pytest.raises(errors.InvalidArgumentError, match="Malformed"):
         client.call("/tensorflow.WorkerService/RunGraph", GARBAGE, 10.0)
     # A frame header announcing an absurd method name: the server drops the connection.
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+    raw = tcp_stream.dial("127.0.0.1", port)
+    assert raw is not None
+    with raw:
         raw.settimeout(10)
-        raw.connect(local_rpc.socket_name(port))
         raw.sendall(b"\xff" * 24)
         raw.shutdown(socket.SHUT_WR)
         assert raw.recv(16) == b""
+    channel.close()
     client.close()
     _still_serves(server)

@@ -2,8 +2,9 @@
 socket (`transport.tcp_stream`), authenticated by a handshake; a peer without one, a
 refused handshake or `disable_tcp_streams` leave them to gRPC with the same results.
 
-"Other hosts" here: a `ProcessRuntime` whose host locality calls no address local, so the
-same-host transport (Unix socket) declines and the TCP one applies over loopback."""
+"Other hosts" here: a `ProcessRuntime` whose host locality calls no address local (no
+/dev/shm handoff); the TCP step-call socket applies over loopback, as it does for peers on
+this host (`test_local_rpc_cluster`)."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def _graph():
 
 
 def _calls(servers) -> int:
-    return sum(s.local_rpc_calls for s in servers)
+    return sum(s.local_rpc_calls or 0 for s in servers)
 
 
 @pytest.mark.parametrize("disable_tcp", [False, True])

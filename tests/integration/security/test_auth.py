@@ -9,7 +9,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave import errors
-from tensorweave.distributed.transport import local_rpc, methods, security
+from tensorweave.distributed.transport import grpc_client, local_rpc, methods, security, tcp_stream
 from tensorweave.protos import config_pb2
 
 SECRET = b"s3cret-token-value"
@@ -68,29 +68,38 @@ def test_every_grpc_method_refuses_without_the_token(server, method, metadata):
     assert SECRET.decode() not in info.value.details()
 
 
+def _step_call_client(server, token):
+    """A client of `server`'s step-call socket admitted by the handshake (which carries the
+    secret), whose request frames carry `token`; and the gRPC channel it discovered the
+    port with (to close)."""
+    address = _address(server)
+    channel = grpc_client.make_channel(address, security.TransportSecurity(token=SECRET))
+    connector = tcp_stream.TcpConnector(address, channel, SECRET)
+    return local_rpc.LocalRpcClient("/job:local/replica:0/task:0", address, token,
+                                    connector), channel
+
+
 @pytest.mark.parametrize("token", [None, b"wrong"], ids=["no-token", "wrong-token"])
 @pytest.mark.parametrize("method", sorted(methods.LOCAL_METHODS))
-def test_every_local_socket_method_refuses_without_the_token(server, method, token):
-    if not local_rpc.supported():
-        pytest.skip("needs Linux sockets")
-    client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", _address(server), token)
+def test_every_step_call_socket_method_refuses_without_the_token(server, method, token):
+    client, channel = _step_call_client(server, token)
     try:
         with pytest.raises(errors.UnauthenticatedError, match=method) as info:
             client.call(method, b"", 10.0)
         assert SECRET.decode() not in str(info.value)
     finally:
         client.close()
+        channel.close()
 
 
-def test_local_socket_with_the_token_reaches_the_handler(server):
-    if not local_rpc.supported():
-        pytest.skip("needs Linux sockets")
-    client = local_rpc.LocalRpcClient("/job:local/replica:0/task:0", _address(server), SECRET)
+def test_step_call_socket_with_the_token_reaches_the_handler(server):
+    client, channel = _step_call_client(server, SECRET)
     try:
         with pytest.raises(errors.InvalidArgumentError, match="Malformed"):
             client.call(methods.RUN_GRAPH, b"\xff\xff", 10.0)
     finally:
         client.close()
+        channel.close()
 
 
 def _run(target, config=None):

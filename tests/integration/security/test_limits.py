@@ -15,7 +15,7 @@ import pytest
 import tensorweave as tf
 from tensorweave import errors
 from tensorweave.distributed.process_runtime import ProcessRuntime
-from tensorweave.distributed.transport import codec, local_rpc, methods
+from tensorweave.distributed.transport import codec, local_rpc, methods, tcp_stream
 from tensorweave.distributed.transport.stash import Stash
 from tensorweave.framework import tensor_util
 from tensorweave.protos import master_pb2, tensor_pb2, transport_pb2, worker_pb2
@@ -122,9 +122,6 @@ def test_stash_accounting_and_expiry():
     assert stash.nbytes == 80 and stash.take(1, "a") is None
 
 
-pytestmark_linux = pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets")
-
-
 def _closed_by_peer(sock: socket.socket) -> bool:
     try:
         return sock.recv(16) == b""
@@ -132,36 +129,34 @@ def _closed_by_peer(sock: socket.socket) -> bool:
         return True
 
 
-def _port(server) -> int:
-    return int(server.target.rsplit(":", 1)[1])
+def _step_port(server) -> int:
+    """The port of `server`'s TCP step-call socket (as `GetStepStreamPort` announces it)."""
+    with grpc.insecure_channel(server.target[len("grpc://"):]) as channel:
+        return int(channel.unary_unary(methods.GET_STEP_STREAM_PORT)(b"", timeout=10))
 
 
-@pytestmark_linux
-def test_local_socket_drops_a_frame_declaring_a_huge_payload(server):
+def test_step_call_socket_drops_a_frame_declaring_a_huge_payload(server):
     method = methods.RUN_GRAPH.encode()
     header = struct.pack("<IIdQ", len(method), 0, 10.0, 1 << 40)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+    raw = tcp_stream.dial("127.0.0.1", _step_port(server))  # admitted: no token configured
+    assert raw is not None
+    with raw:
         raw.settimeout(10)
-        raw.connect(local_rpc.socket_name(_port(server)))
         raw.sendall(header + method + b"\0" * 4096)
         assert _closed_by_peer(raw)  # dropped at once, not buffering 1 TiB
 
 
-@pytestmark_linux
-def test_local_socket_bounds_its_connections():
+def test_step_call_socket_bounds_its_connections():
     runtime = ProcessRuntime(local_rpc_options=local_rpc.LocalRpcOptions(max_connections=3))
     server = tf.train.Server.create_local_server(runtime=runtime)
     socks = []
     try:
+        port = _step_port(server)
         for _ in range(3):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(10)
-            s.connect(local_rpc.socket_name(_port(server)))
-            socks.append(s)
-        extra = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        extra.settimeout(10)
-        extra.connect(local_rpc.socket_name(_port(server)))
+            socks.append(socket.create_connection(("127.0.0.1", port), 10))
+        extra = socket.create_connection(("127.0.0.1", port), 10)
         socks.append(extra)
+        extra.settimeout(10)
         assert _closed_by_peer(extra)  # refused: closed by the server
     finally:
         for s in socks:

@@ -186,6 +186,7 @@ def test_tls_server_opens_no_tcp_socket(pki, runtime):
         sec = security.from_options(config.tensorweave.security)
         assert _port(server, sec) == b""
         assert server._tcp_port is None
+        assert server.local_rpc_calls is None  # no step-call socket at all
 
 
 def test_tls_cluster_steps_over_grpc_only(pki, runtime):

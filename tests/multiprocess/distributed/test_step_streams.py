@@ -11,12 +11,10 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.distributed.transport import local_rpc
 from tensorweave.testing.cluster import pick_unused_port
 from tensorweave.testing.processes import ServerProcess, spec_string
 
-pytestmark = [pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets"),
-              pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.timeout(120)]
 
 
 @pytest.fixture(scope="module")

@@ -1,18 +1,19 @@
-"""The same-host transport (`transport.local_rpc`): framing, status mapping, deadlines, a
-peer that stops or restarts, and the fallback to gRPC when a peer has no socket."""
+"""The step-call socket's protocol (`transport.local_rpc`, over `tcp_stream`'s TCP listener
+and handshake): framing, status mapping, deadlines, a peer that stops or restarts, and the
+fallback to gRPC when a peer has no socket."""
 
 from __future__ import annotations
 
+import functools
+import socket
 import threading
 
 import pytest
 
 from tensorweave import errors
-from tensorweave.distributed.transport import local_rpc
+from tensorweave.distributed.transport import local_rpc, tcp_stream
 from tensorweave.distributed.transport.status import abort
 from tensorweave.testing.cluster import pick_unused_port
-
-pytestmark = pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets")
 
 TASK = "/job:ps/replica:0/task:0"
 
@@ -22,10 +23,27 @@ def port():
     return pick_unused_port()
 
 
-def _server(port, **handlers):
-    server = local_rpc.LocalRpcServer({f"/S/{k}": v for k, v in handlers.items()}, port)
+def _listener(port):
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # NOTE: a restarted server binds the port its predecessor's connections just left.
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(16)
+    return listener
+
+
+def _server(port, options=None, **handlers):
+    server = local_rpc.LocalRpcServer({f"/S/{k}": v for k, v in handlers.items()}, port,
+                                      options=options)
+    server.add_listener(_listener(port), tcp_stream.admit)
     assert server.start()
     return server
+
+
+def _client(port, **kwargs):
+    return local_rpc.LocalRpcClient(
+        TASK, f"localhost:{port}",
+        connector=functools.partial(tcp_stream.dial, "127.0.0.1", port), **kwargs)
 
 
 def _echo(request, context):
@@ -34,7 +52,7 @@ def _echo(request, context):
 
 def test_round_trip_small_and_large_payloads(port):
     server = _server(port, Echo=_echo)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)
     try:
         assert client.call("/S/Echo", b"abc", None) == b"echo:abc"
         big = bytes(range(256)) * (5 << 12)  # 5 MiB: more than one send and one recv
@@ -57,7 +75,7 @@ def test_handler_errors_keep_their_class_and_name_the_task(port):
         raise KeyError("oops")
 
     server = _server(port, Fail=fail, Unavailable=unavailable, Bug=bug)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)
     try:
         with pytest.raises(errors.NotFoundError, match="no such graph handle"):
             client.call("/S/Fail", b"", 1.0)
@@ -77,9 +95,10 @@ def test_handler_errors_keep_their_class_and_name_the_task(port):
 
 
 def test_no_socket_means_use_grpc(port):
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)  # nothing listens on the port
     assert client.call("/S/Echo", b"x", 1.0) is None
-    assert local_rpc.LocalRpcClient(TASK, "unix:/tmp/somewhere").call("/S/Echo", b"", 1) is None
+    assert client.open_stream("/S/Echo", b"x", 1.0) is None
+    assert local_rpc.LocalRpcClient(TASK, f"localhost:{port}").call("/S/Echo", b"", 1) is None
 
 
 def test_deadline_and_context(port):
@@ -94,7 +113,7 @@ def test_deadline_and_context(port):
         return b"late"
 
     server = _server(port, Wait=wait, Echo=_echo)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)
     try:
         with pytest.raises(errors.DeadlineExceededError, match=TASK):
             client.call("/S/Wait", b"", 0.2)
@@ -118,7 +137,7 @@ def test_stopped_peer_fails_a_waiting_call_at_once(port):
         return b""
 
     server = _server(port, Wait=wait)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)
     result = {}
 
     def call():
@@ -145,7 +164,7 @@ def test_stopped_peer_fails_a_waiting_call_at_once(port):
 
 def test_restarted_peer_is_reached_through_a_new_connection(port):
     server = _server(port, Echo=_echo)
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}")
+    client = _client(port)
     try:
         assert client.call("/S/Echo", b"1", 1.0) == b"echo:1"  # leaves an idle connection
         server.stop()
@@ -156,20 +175,29 @@ def test_restarted_peer_is_reached_through_a_new_connection(port):
         server.stop()
 
 
-def test_a_second_server_on_the_same_port_serves_grpc_only(port):
-    first = _server(port, Echo=_echo)
+def test_a_server_without_listeners_serves_grpc_only(port):
+    assert not local_rpc.LocalRpcServer({"/S/Echo": _echo}, port).start()
+
+
+def test_a_wrong_handshake_token_is_not_admitted(port):
+    server = local_rpc.LocalRpcServer({"/S/Echo": _echo}, port, token=b"secret")
+    server.add_listener(_listener(port), functools.partial(tcp_stream.admit, token=b"secret"))
+    assert server.start()
     try:
-        second = local_rpc.LocalRpcServer({}, port)
-        assert not second.start()
+        assert tcp_stream.dial("127.0.0.1", port, b"wrong") is None
+        assert tcp_stream.dial("127.0.0.1", port) is None
+        good = local_rpc.LocalRpcClient(TASK, f"localhost:{port}", b"secret", functools.partial(
+            tcp_stream.dial, "127.0.0.1", port, b"secret"))
+        assert good.call("/S/Echo", b"ok", 5.0) == b"echo:ok"
+        good.close()
     finally:
-        first.stop()
+        server.stop()
 
 
 def test_payloads_over_the_preallocation_bound_arrive_whole(port):
     options = local_rpc.LocalRpcOptions(prealloc_max_bytes=1 << 16)
-    server = local_rpc.LocalRpcServer({"/S/Echo": _echo}, port, options=options)
-    assert server.start()
-    client = local_rpc.LocalRpcClient(TASK, f"localhost:{port}", options=options)
+    server = _server(port, options, Echo=_echo)
+    client = _client(port, options=options)
     try:
         data = bytes(range(251)) * 4177  # ~1 MiB, not a multiple of the chunk size
         assert client.call("/S/Echo", data, 10.0) == b"echo:" + data

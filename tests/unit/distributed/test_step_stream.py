@@ -1,4 +1,4 @@
-"""Same-host step streams (`transport.step_stream`): frames both ways on one connection,
+"""Step streams (`transport.step_stream`): frames both ways on one connection,
 writers that never block on a full socket, pumps that deliver into the step rendezvous,
 and every way a wait ends (values, cancellation, deadline, peer gone, peer's error)."""
 
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from tensorweave import errors
-from tensorweave.distributed.transport import local_rpc
 from tensorweave.distributed.transport.step_stream import StreamPump
 from tensorweave.distributed.transport.stream_conn import (
     KIND_END,
@@ -23,8 +22,7 @@ from tensorweave.distributed.transport.stream_conn import (
 from tensorweave.framework.cancellation import CancellationManager
 from tensorweave.framework.rendezvous import StepRendezvous
 
-pytestmark = [pytest.mark.skipif(not local_rpc.supported(), reason="needs Linux sockets"),
-              pytest.mark.timeout(30)]
+pytestmark = [pytest.mark.timeout(30)]
 CALLER, PS = "/job:worker/replica:0/task:0", "/job:ps/replica:0/task:0"
 
 

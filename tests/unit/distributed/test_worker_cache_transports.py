@@ -100,7 +100,7 @@ def test_in_process_transport_only_sees_its_own_runtime():
 
 def test_transport_factories_see_the_cache_security():
     """A cluster token / TLS settings reach every transport through `peer.options`."""
-    from tensorweave.distributed.transport import same_host
+    from tensorweave.distributed.transport import tcp_stream
     from tensorweave.distributed.transport.security import TransportSecurity
     from tensorweave.protos import config_pb2
 
@@ -115,7 +115,7 @@ def test_transport_factories_see_the_cache_security():
     cache.close()
 
     local = ClusterSpec({"ps": ["localhost:1"]})
-    cache = WorkerCache(local, options, ProcessRuntime(), transports=[same_host.connect])
+    cache = WorkerCache(local, options, ProcessRuntime(), transports=[tcp_stream.connect])
     worker = cache.get("/job:ps/replica:0/task:0")
-    assert worker._stub.local._token == b"t0ken"  # in every same-host frame
+    assert worker._stub.local._token == b"t0ken"  # in every step-call frame
     cache.close()
