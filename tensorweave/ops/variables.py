@@ -22,7 +22,6 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, constant_op, control_flow_ops, math_ops, state_ops
 from tensorweave.protos import variable_pb2
 
-
 # NOTE: a registry of one entry, filled when `resource_variable_ops` is imported (it builds
 # on this module, so it cannot be imported here).
 _VARIABLE_CLASSES: dict[str, type] = {}
