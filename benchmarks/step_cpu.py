@@ -17,7 +17,8 @@ pulled with `RecvTensors`). With `--netns` the ps tasks run in one network names
 worker in another (`tensorweave.deploy.netns`, root needed): the cross-host path (TCP between
 stand-in hosts); the worker is then a child process of this script (`--worker-json`) and
 `cross_host` is true; `--netns shared` puts the ps tasks and the worker in one namespace
-(one host, but addressed by an IP the tasks do not know as their own: no /dev/shm handoff).
+(one stand-in host: the tasks find its IP assigned there, so it counts as their own host,
+as on a real one).
 `--no-tcp-streams` sets `disable_tcp_streams` (gRPC carries the per-step calls, on one host
 as between hosts). `--ab tcp` alternates cross-host runs with and without the TCP step-call
 socket, `--rounds` times, and adds each variant's median figures (`ab`). (`--ab unix`
