@@ -13,6 +13,15 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
 * (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...,
   recovery_wait_secs=0.2)` around the same loop (what `examples/trainer.py` does; with
   TensorFlow's 30 s the non-chief's first readiness poll would come after the chief ended).
+* (e) `SyncReplicasOptimizer` is not measured here: a worker that ends its steps stops
+  contributing gradients and the last one waits for tokens that never come (as in
+  TensorFlow); `examples/digits_replica.py --sync_replicas` and `examples/trainer.py
+  --sync` run it to a global step instead.
+* (f) `dataset`: (b) fed by a `tf.data` pipeline on the worker (`from_tensor_slices` ->
+  `shuffle` -> `repeat` -> `batch(128)` -> `prefetch`, one-shot iterator) instead of
+  `feed_dict` (the inputs are `placeholder_with_default`s of the iterator's next batch).
+* (d), in-graph replication from one client, is not a between-graph program:
+  `examples/in_graph.py` runs it (no figure here).
 * (c) `supervisor`: `tf.train.Supervisor(is_chief=..., logdir=<temp dir>)` and
   `sv.managed_session(server.target)` around the same loop (`mnist_replica.py`'s layout;
   the chief's checkpoint and summary services run on their default 600 s / 120 s timers).
@@ -84,18 +93,33 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-LAYOUTS = ("plain", "monitored", "supervisor")
+LAYOUTS = ("plain", "monitored", "supervisor", "dataset")
 NETNS_LAYOUTS = ("per-job", "per-task")  # tensorweave.deploy.netns.LAYOUTS
 _BARRIER_S = 300.0
 
 
-def _build(tf: Any, task_index: int, cluster: Any) -> dict[str, Any]:
+def _inputs(tf: Any, layout: str, task_index: int) -> tuple[Any, Any]:
+    """The model's inputs: placeholders, or (`dataset`) placeholders defaulting to a
+    `tf.data` pipeline's next batch (fed only to evaluate)."""
+    if layout != "dataset":
+        return (tf.placeholder(tf.float32, [None, 64], name="x"),
+                tf.placeholder(tf.int64, [None], name="y"))
+    import digits_data
+
+    data = digits_data.load_digits_split()
+    ds = (tf.data.Dataset.from_tensor_slices((data.x_train, data.y_train.astype("int64")))
+          .shuffle(len(data.x_train), seed=task_index).repeat().batch(128).prefetch(1))
+    bx, by = tf.data.make_one_shot_iterator(ds).get_next()
+    return (tf.placeholder_with_default(bx, [None, 64], name="x"),
+            tf.placeholder_with_default(by, [None], name="y"))
+
+
+def _build(tf: Any, task_index: int, cluster: Any, layout: str = "plain") -> dict[str, Any]:
     from digits_mlp import build_model
 
     with tf.device(tf.train.replica_device_setter(
             worker_device=f"/job:worker/task:{task_index}", cluster=cluster)):
-        x = tf.placeholder(tf.float32, [None, 64], name="x")
-        y = tf.placeholder(tf.int64, [None], name="y")
+        x, y = _inputs(tf, layout, task_index)
         logits = build_model(x)
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
@@ -103,7 +127,8 @@ def _build(tf: Any, task_index: int, cluster: Any) -> dict[str, Any]:
         train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
         correct = tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32)
         return {"x": x, "y": y, "train_op": train_op, "global_step": global_step,
-                "accuracy": tf.reduce_mean(correct)}
+                "accuracy": tf.reduce_mean(correct),
+                "feed": layout != "dataset"}
 
 
 def _proc_cpu_s(pid: int | None) -> float:
@@ -171,8 +196,11 @@ def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
         if step == warmup:
             probe.line_up(seed)
             window = _Window(sess, model, probe.ps_pid)
-        bx, by = next(batches)
-        sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
+        if model["feed"]:
+            bx, by = next(batches)
+            sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
+        else:
+            sess.run(model["train_op"])
     record = window.figures(steps - warmup) if window else {}
     acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
     return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
@@ -192,7 +220,7 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
     import tensorweave as tf
 
     server = tf.train.Server(cluster, job_name="worker", task_index=index)
-    model = _build(tf, index, cluster)
+    model = _build(tf, index, cluster, layout)
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"],
                             operation_timeout_in_ms=120000)
     if layout == "plain":
