@@ -20,8 +20,12 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
 * (f) `dataset`: (b) fed by a `tf.data` pipeline on the worker (`from_tensor_slices` ->
   `shuffle` -> `repeat` -> `batch(128)` -> `prefetch`, one-shot iterator) instead of
   `feed_dict` (the inputs are `placeholder_with_default`s of the iterator's next batch).
-* (d), in-graph replication from one client, is not a between-graph program:
-  `examples/in_graph.py` runs it (no figure here).
+* (d) `ingraph`: in-graph replication from one client (worker 0's process): one tower of
+  the MLP per worker task (`tf.device` + `replica_device_setter`, variables shared with
+  `AUTO_REUSE` on the ps), each fed its own batch of 128; the W gradients are averaged on
+  the ps and applied once per step. Its rate counts worker batches (W per client step), so
+  it compares with the others' aggregate; its CPU figures are worker 0's process (client
+  and tower 0) and the ps; the other workers only serve, until worker 0 is done.
 * (c) `supervisor`: `tf.train.Supervisor(is_chief=..., logdir=<temp dir>)` and
   `sv.managed_session(server.target)` around the same loop (`mnist_replica.py`'s layout;
   the chief's checkpoint and summary services run on their default 600 s / 120 s timers).
@@ -93,7 +97,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-LAYOUTS = ("plain", "monitored", "supervisor", "dataset")
+LAYOUTS = ("plain", "monitored", "supervisor", "dataset", "ingraph")
 NETNS_LAYOUTS = ("per-job", "per-task")  # tensorweave.deploy.netns.LAYOUTS
 _BARRIER_S = 300.0
 
@@ -129,6 +133,75 @@ def _build(tf: Any, task_index: int, cluster: Any, layout: str = "plain") -> dic
         return {"x": x, "y": y, "train_op": train_op, "global_step": global_step,
                 "accuracy": tf.reduce_mean(correct),
                 "feed": layout != "dataset"}
+
+
+def _build_in_graph(tf: Any, cluster: Any) -> dict[str, Any]:
+    """(d): one tower per worker task, gradients averaged on the ps."""
+    workers = len(cluster["worker"])
+    towers, grads = [], []
+    for i in range(workers):
+        with tf.device(tf.train.replica_device_setter(
+                worker_device=f"/job:worker/task:{i}", cluster=cluster)):
+            with tf.variable_scope("model", reuse=tf.AUTO_REUSE):
+                x = tf.placeholder(tf.float32, [None, 64], name=f"x{i}")
+                y = tf.placeholder(tf.int64, [None], name=f"y{i}")
+                net = x
+                for k, (n_in, n_out) in enumerate([(64, 256), (256, 256), (256, 10)]):
+                    w = tf.get_variable(f"w{k}", [n_in, n_out],
+                                        initializer=tf.glorot_uniform_initializer())
+                    b = tf.get_variable(f"b{k}", [n_out], initializer=tf.zeros_initializer())
+                    net = tf.matmul(net, w) + b
+                    net = tf.nn.relu(net) if k < 2 else net
+                loss = tf.reduce_mean(
+                    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=net))
+                params = tf.trainable_variables()
+                grads.append(tf.gradients(loss, params))
+                towers.append((x, y, net))
+    with tf.device("/job:ps/task:0"):
+        global_step = tf.train.get_or_create_global_step()
+        averaged = [tf.add_n(list(gs)) / float(workers) for gs in zip(*grads)]
+        train_op = tf.train.GradientDescentOptimizer(0.1).apply_gradients(
+            zip(averaged, params), global_step=global_step)
+    x, y, logits = towers[0]
+    correct = tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32)
+    return {"towers": towers, "x": x, "y": y, "train_op": train_op,
+            "global_step": global_step, "accuracy": tf.reduce_mean(correct)}
+
+
+def _run_in_graph(tf: Any, server: Any, cluster: Any, steps: int, warmup: int,
+                  probe: _Probe) -> dict:
+    """Worker 0 of (d): the client's loop; a rate in worker batches per second."""
+    import digits_data
+
+    model = _build_in_graph(tf, cluster)
+    data = digits_data.load_digits_split()
+    streams = [digits_data.minibatches(data.x_train, data.y_train, 128, i)
+               for i in range(len(model["towers"]))]
+    with tf.Session(server.target) as sess:
+        sess.run(tf.global_variables_initializer())
+        window = None
+        for step in range(steps):
+            if step == warmup:
+                window = _Window(sess, model, probe.ps_pid)
+            feed = {}
+            for (x, y, _), batches in zip(model["towers"], streams):
+                feed[x], feed[y] = next(batches)
+            sess.run(model["train_op"], feed)
+        record = window.figures(steps - warmup) if window else {}
+        record["steps_per_sec"] *= len(model["towers"])
+        record["cpu_ms_per_step"] /= len(model["towers"])
+        acc = sess.run(model["accuracy"],
+                       {model["x"]: data.x_test, model["y"]: data.y_test})
+    return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
+
+
+def _serve_until_done(server: Any, barrier: str | None) -> None:
+    """A worker of (d) other than 0: serves until worker 0 leaves `done` (bounded)."""
+    deadline = time.monotonic() + 900.0
+    while barrier and not os.path.exists(os.path.join(barrier, "done")):
+        if time.monotonic() > deadline:
+            raise RuntimeError("worker 0 of the in-graph layout did not finish in 900 s")
+        time.sleep(0.05)  # NOTE: polls a file; the server's threads do the work
 
 
 def _proc_cpu_s(pid: int | None) -> float:
@@ -220,6 +293,16 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
     import tensorweave as tf
 
     server = tf.train.Server(cluster, job_name="worker", task_index=index)
+    if layout == "ingraph":
+        if index:
+            _serve_until_done(server, probe.barrier)
+            server.stop()
+            return {"task_index": index, "serving": True}
+        record = _run_in_graph(tf, server, cluster, steps, warmup, probe)
+        if probe.barrier:
+            pathlib.Path(probe.barrier, "done").touch()
+        server.stop()
+        return {"task_index": index, **record}
     model = _build(tf, index, cluster, layout)
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"],
                             operation_timeout_in_ms=120000)
@@ -321,7 +404,9 @@ def _run_tasks(cluster: dict, commands: dict, layout: str, steps: int, warmup: i
             lines = [ln for ln in out.splitlines() if ln.startswith("{")]
             if proc.returncode or not lines:
                 raise RuntimeError(f"{layout} worker failed (rc {proc.returncode}):\n{out}")
-            records.append(json.loads(lines[-1]))
+            record = json.loads(lines[-1])
+            if not record.get("serving"):  # NOTE: (d)'s workers other than the client's
+                records.append(record)
     finally:
         for proc in [ps, *procs]:
             if proc.poll() is None:
