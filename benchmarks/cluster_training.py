@@ -103,7 +103,8 @@ def bench_training(
         "num_workers": num_workers,
         "cross_host": netns,
         "steps_per_worker": steps,
-        "optimizer": "sgd lr 0.1, batch 128, async",
+        "optimizer": "sgd lr 0.1, batch 128, "
+                     + ("sync" if "--sync" in trainer_args else "async"),
         "trainer_args": list(trainer_args),
         "steps_per_sec_by_worker": rates,
         "aggregate_steps_per_sec": round(sum(rates.values()), 1),
