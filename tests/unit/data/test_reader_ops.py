@@ -109,9 +109,7 @@ def test_string_input_producer_reader_batch(tmp_path):
                     "v": tf.train.Feature(int64_list=tf.train.Int64List(value=[10 * i + j]))}))
                 w.write(ex.SerializeToString())
         names.append(path)
-    # NOTE: string_input_producer(num_epochs=1) needs CountUpTo (not on main yet): the
-    # filename queue is filled and closed by hand, as one epoch would be.
-    queue, enq, close = filename_queue(names)
+    queue = tf.train.string_input_producer(names, num_epochs=1, shuffle=False)
     _, record = tf.TFRecordReader().read(queue)
     v = tf.parse_single_example(record, {"v": tf.FixedLenFeature([], tf.int64)})["v"]
     batch = tf.train.batch([v], batch_size=4, allow_smaller_final_batch=True)
@@ -119,8 +117,7 @@ def test_string_input_producer_reader_batch(tmp_path):
     batch = batch[0] if isinstance(batch, list) else batch
     got = []
     with tf.Session() as sess:
-        sess.run(enq)
-        sess.run(close)
+        sess.run(tf.local_variables_initializer())  # NOTE: num_epochs' counter is local
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
         try:
