@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 import tensorweave as tf
+from tensorweave.testing.cross_task_graphs import check_only_taken_branch_runs, cond_across_tasks
 from tensorweave.testing.processes import ServerProcess, spec_string
 from tests.interop.tf_cluster import TF_READY_TIMEOUT_S, TfServerProcess, cluster_dict
 
@@ -42,27 +43,10 @@ def mixed_target(tf_python) -> Iterator[str]:
 
 def test_cond_with_a_branch_on_a_tensorflow_ps(mixed_target):
     with tf.Graph().as_default():
-        with tf.device(PS):
-            v = tf.Variable(0.0, name="v")
-        with tf.device(WORKER):
-            w = tf.Variable(0.0, name="w")
-            x = tf.placeholder(tf.float32, [])
-            p = tf.placeholder(tf.bool, [])
-
-            def on_ps():
-                with tf.device(PS):
-                    return x * 2.0 + tf.assign_add(v, 1.0)
-
-            out = tf.cond(p, on_ps, lambda: x - 1.0 + tf.assign_add(w, 10.0))
+        parts = cond_across_tasks(PS, WORKER)
         with tf.Session(mixed_target, config=tf.ConfigProto(
                 operation_timeout_in_ms=60_000)) as sess:
-            sess.run(tf.global_variables_initializer())
-            assert sess.run(out, {x: 3.0, p: True}) == 7.0
-            assert sess.run([v, w]) == [1.0, 0.0]
-            assert sess.run(out, {x: 3.0, p: False}) == 12.0
-            assert sess.run([v, w]) == [1.0, 10.0]
-            assert sess.run(out, {x: 1.0, p: True}) == 4.0
-            assert sess.run([v, w]) == [2.0, 10.0]
+            check_only_taken_branch_runs(sess, parts)
 
 
 def test_loop_updating_a_tensorflow_ps_variable_runs_there(mixed_target):

@@ -19,6 +19,7 @@ from tensorweave.distributed.transport import grpc_server, methods
 from tensorweave.distributed.transport.grpc_client import GrpcRemoteWorker
 from tensorweave.framework.rendezvous import DEAD, create_key
 from tensorweave.protos import transport_pb2, worker_pb2
+from tensorweave.testing.cross_task_graphs import check_only_taken_branch_runs, cond_across_tasks
 
 PS = "/job:ps/task:0"
 WORKER = "/job:worker/task:0"
@@ -87,37 +88,6 @@ def test_recv_tensors_lists_dead_keys_and_the_client_returns_dead(server):
     assert got[0] == np.float32(1.0) and got[1] is DEAD
 
 
-def _cond_graph():
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device(PS):
-            v = tf.Variable(0.0, name="v")
-        with tf.device(WORKER):
-            w = tf.Variable(0.0, name="w")
-            x = tf.placeholder(tf.float32, [])
-            p = tf.placeholder(tf.bool, [])
-
-            def on_ps():
-                with tf.device(PS):
-                    return x * 2.0 + tf.assign_add(v, 1.0)
-
-            def on_worker():
-                return x - 1.0 + tf.assign_add(w, 10.0)
-
-            out = tf.cond(p, on_ps, on_worker)
-    return g, v, w, x, p, out
-
-
-def _check_cond(sess, v, w, x, p, out) -> None:
-    sess.run(tf.global_variables_initializer())
-    assert sess.run(out, {x: 3.0, p: True}) == 7.0
-    assert sess.run([v, w]) == [1.0, 0.0]  # only the ps branch ran
-    assert sess.run(out, {x: 3.0, p: False}) == 12.0
-    assert sess.run([v, w]) == [1.0, 10.0]  # only the worker branch ran
-    assert sess.run(out, {x: 1.0, p: True}) == 4.0
-    assert sess.run([v, w]) == [2.0, 10.0]
-
-
 def _cluster(config, front_ps: bool = False):
     runtime = ProcessRuntime()
     spec = {"worker": ["localhost:0"], "ps": ["localhost:0"]}
@@ -149,9 +119,11 @@ def test_cond_with_branches_on_two_tasks(transport):
         config.tensorweave.disable_shared_memory = True
     runtime, worker, ps, _, _ = _cluster(config)
     try:
-        g, v, w, x, p, out = _cond_graph()
+        g = tf.Graph()
+        with g.as_default():
+            parts = cond_across_tasks(PS, WORKER)
         with tf.Session(worker.target, graph=g, config=config, runtime=runtime) as sess:
-            _check_cond(sess, v, w, x, p, out)
+            check_only_taken_branch_runs(sess, parts)
     finally:
         worker.stop()
         ps.stop()
@@ -165,9 +137,11 @@ def test_cond_with_a_branch_on_a_tensorflow_only_peer():
     config.tensorweave.disable_local_rpc = True
     runtime, worker, ps, front, recording = _cluster(config, front_ps=True)
     try:
-        g, v, w, x, p, out = _cond_graph()
+        g = tf.Graph()
+        with g.as_default():
+            parts = cond_across_tasks(PS, WORKER)
         with tf.Session(worker.target, graph=g, config=config, runtime=runtime) as sess:
-            _check_cond(sess, v, w, x, p, out)
+            check_only_taken_branch_runs(sess, parts)
     finally:
         front.stop(None)
         worker.stop()

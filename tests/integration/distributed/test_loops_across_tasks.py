@@ -137,7 +137,9 @@ def test_nested_loops_across_tasks(cluster):
             assert total == float(sum(range(1, 11)))
 
 
-def test_gradient_of_a_loop_reading_a_ps_variable(cluster):
+@pytest.mark.parametrize("read", ["read_value", "variable"])
+def test_gradient_of_a_loop_reading_a_ps_variable(cluster, read):
+    """Through `w.read_value()` or the variable itself (its ref converted in the body)."""
     with tf.Graph().as_default():
         with tf.device(PS0):
             w = tf.Variable(0.5, name="w")
@@ -146,7 +148,7 @@ def test_gradient_of_a_loop_reading_a_ps_variable(cluster):
             ta = tf.TensorArray(tf.float32, size=3).unstack(x)
 
             def body(i, h):
-                return i + 1, h * w.read_value() + ta.read(i)
+                return i + 1, h * (w.read_value() if read == "read_value" else w) + ta.read(i)
 
             h = tf.while_loop(lambda i, h: i < 3, body, [tf.constant(0), tf.constant(0.0)])[1]
             loss = tf.square(h - 2.0)

@@ -20,6 +20,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.testing.cluster import pick_unused_port
+from tensorweave.testing.cross_task_graphs import check_only_taken_branch_runs, cond_across_tasks
 from tensorweave.testing.processes import ServerProcess, spec_string
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -80,25 +81,10 @@ def test_cond_with_branches_in_two_processes(worker_target):
     """Each branch of a cond runs in its own process: the untaken branch's output crosses
     as a dead flag and only the taken branch's update happens."""
     with tf.Graph().as_default():
-        with tf.device(PS):
-            v = tf.Variable(0.0, name="v")
-        with tf.device(WORKER):
-            w = tf.Variable(0.0, name="w")
-            x = tf.placeholder(tf.float32, [])
-            p = tf.placeholder(tf.bool, [])
-
-            def on_ps():
-                with tf.device(PS):
-                    return x * 2.0 + tf.assign_add(v, 1.0)
-
-            out = tf.cond(p, on_ps, lambda: x - 1.0 + tf.assign_add(w, 10.0))
+        parts = cond_across_tasks(PS, WORKER)
         config = tf.ConfigProto(operation_timeout_in_ms=60_000)
         with tf.Session(worker_target, config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            assert sess.run(out, {x: 3.0, p: True}) == 7.0
-            assert sess.run([v, w]) == [1.0, 0.0]
-            assert sess.run(out, {x: 3.0, p: False}) == 12.0
-            assert sess.run([v, w]) == [1.0, 10.0]
+            check_only_taken_branch_runs(sess, parts)
 
 
 def test_loop_on_the_worker_assigns_a_ps_variable_n_times(worker_target):
