@@ -20,7 +20,7 @@ from tensorweave.distributed.cluster_spec import ClusterSpec
 from tensorweave.distributed.master_session import MasterSession
 from tensorweave.distributed.process_runtime import ProcessRuntime, default_runtime
 from tensorweave.distributed.target import check_target
-from tensorweave.distributed.transport import grpc_client
+from tensorweave.distributed.transport import grpc_client, grpc_master_client
 from tensorweave.distributed.transport.security import from_options
 from tensorweave.distributed.worker_cache import TransportOptions, WorkerCache, task_name
 from tensorweave.runtime.node_spec import NodeSpec
@@ -169,7 +169,7 @@ class RemoteMasterBackend:
     def __init__(self, target: str, graph: Any, config: Any,
                  runtime: ProcessRuntime | None = None):
         check_target(target)
-        self._master = grpc_client.GrpcRemoteMaster(f"master {target}", _address(target),
+        self._master = grpc_master_client.GrpcRemoteMaster(f"master {target}", _address(target),
                                                     security=_security(config))
         self._graph = graph
         self._config = config

@@ -1,7 +1,7 @@
-"""gRPC clients of a task's services: `GrpcRemoteWorker` (the `WorkerInterface` over the
-wire) and `GrpcRemoteMaster` (TensorFlow's `MasterService`), with their transport factories
-(`connect`, `connect_master`; see `transports`). `make_channel` is the one place a client
-channel is built.
+"""The gRPC client of a task's `WorkerService`: `GrpcRemoteWorker` (the `WorkerInterface` over
+the wire) and its transport factory `connect` (see `transports`); `RpcStub`, the unary call
+with error mapping that `grpc_master_client` shares. `make_channel` is the one place a
+client channel is built.
 
 A peer may be a real TensorFlow task: tensorweave's extensions (`methods.EXTENSION_METHODS`)
 are tried once per peer, and a peer that answers UNIMPLEMENTED gets plain TensorFlow calls
@@ -40,7 +40,6 @@ from tensorweave.distributed.transport.status import (
 from tensorweave.distributed.transport.stream_conn import StreamClosed, StreamConn
 from tensorweave.framework.rendezvous import DEAD
 from tensorweave.protos import (
-    master_pb2,
     tensorflow_server_pb2,
     transport_pb2,
     worker_pb2,
@@ -81,11 +80,6 @@ def connect(peer: Any) -> GrpcRemoteWorker:
                             peer.options.shared_memory, runtime=peer.runtime)
 
 
-def connect_master(peer: Any) -> GrpcRemoteMaster:
-    """A `GrpcRemoteMaster` of `peer`."""
-    return GrpcRemoteMaster(peer.task, peer.address, shared_channel(peer))
-
-
 class PeerFeatures:
     """What one peer speaks: tensorweave's extensions (unknown until tried), and so
     whether tensors may go as /dev/shm files or chunk streams."""
@@ -102,7 +96,11 @@ class PeerFeatures:
         return False
 
 
-class _Stub:
+class RpcStub:
+    """Calls of one peer's services: unary calls take the step-call socket (`local`) for
+    `methods.LOCAL_METHODS` when there is one, else gRPC; transport errors become
+    `errors.*` naming the task, address and method."""
+
     def __init__(self, channel: grpc.Channel, task: str, address: str,
                  local: LocalRpcClient | None = None):
         self.channel = channel
@@ -163,7 +161,7 @@ class GrpcRemoteWorker:
                  security: TransportSecurity | None = None):
         self.task_name = task_name
         self.address = address
-        self._stub = _Stub(channel or make_channel(address, security), task_name, address,
+        self._stub = RpcStub(channel or make_channel(address, security), task_name, address,
                            local)  # security: a channel of its own gets the token and TLS
         self._runtime = runtime or default_runtime()
         self._shm = shm.PeerState(address, shared_memory, self._runtime.host,
@@ -560,65 +558,3 @@ def _complete(fn: Any, args: tuple, done: Done) -> None:
         done(None, errors.InternalError(None, None, f"{type(e).__name__}: {e}"))
     else:
         done(result, None)
-
-
-class GrpcRemoteMaster:
-    """TensorFlow's `MasterService` of a remote task (used by `Session.reset` and by the
-    remote-master session mode)."""
-
-    def __init__(self, task_name: str, address: str, channel: grpc.Channel | None = None,
-                 security: TransportSecurity | None = None):
-        self.task_name = task_name
-        self.address = address
-        self._stub = _Stub(channel or make_channel(address, security), task_name, address)
-
-    def create_session(self, graph_def: Any, config: Any, timeout_s: float | None) -> tuple:
-        # NOTE: TensorFlow's master finds itself in a propagated cluster_def by `target`.
-        req = master_pb2.CreateSessionRequest(target=f"grpc://{self._stub.address}")
-        req.graph_def.CopyFrom(graph_def)
-        if config is not None:
-            req.config.CopyFrom(config)
-        resp = master_pb2.CreateSessionResponse.FromString(
-            self._stub.call(methods.master_path("CreateSession"), req, timeout_s,
-                            wait_for_ready=True))
-        return resp.session_handle, resp.graph_version
-
-    def extend_session(self, handle: str, graph_def: Any, current_version: int) -> int:
-        req = master_pb2.ExtendSessionRequest(session_handle=handle,
-                                              current_graph_version=current_version)
-        req.graph_def.CopyFrom(graph_def)
-        return master_pb2.ExtendSessionResponse.FromString(
-            self._stub.call(methods.master_path("ExtendSession"), req)).new_graph_version
-
-    def run_step(self, handle: str, feeds: dict[str, Any], fetches: list[str],
-                 targets: list[str], options: Any, run_metadata: Any,
-                 timeout_s: float | None = None) -> list[Any]:
-        req = master_pb2.RunStepRequest(session_handle=handle, fetch=fetches, target=targets,
-                                        store_errors_in_response_body=True)
-        for name, value in feeds.items():
-            codec.encode(value, req.feed.add(name=name).tensor)
-        if options is not None:
-            req.options.CopyFrom(options)
-        resp = master_pb2.RunStepResponse.FromString(
-            self._stub.call(methods.master_path("RunStep"), req, timeout_s))
-        err = error_from_code(resp.status_code, resp.status_error_message)
-        if err is not None:
-            raise err
-        if run_metadata is not None:
-            run_metadata.MergeFrom(resp.metadata)
-        got = {nt.name: codec.decode(nt.tensor) for nt in resp.tensor}
-        return [got[f] for f in fetches]
-
-    def close_session(self, handle: str) -> None:
-        self._stub.call(methods.master_path("CloseSession"),
-                        master_pb2.CloseSessionRequest(session_handle=handle))
-
-    def list_devices(self, timeout_s: float | None = None) -> list[Any]:
-        resp = master_pb2.ListDevicesResponse.FromString(self._stub.call(
-            methods.master_path("ListDevices"), master_pb2.ListDevicesRequest(), timeout_s, True))
-        return list(resp.local_device) + list(resp.remote_device)
-
-    def reset(self, containers: list[str], device_filters: list[str],
-              timeout_s: float | None) -> None:
-        req = master_pb2.ResetRequest(container=containers, device_filters=device_filters)
-        self._stub.call(methods.master_path("Reset"), req, timeout_s, wait_for_ready=True)

@@ -5,7 +5,12 @@ docs/internals.md for a worked example."""
 
 from __future__ import annotations
 
-from tensorweave.distributed.transport import grpc_client, in_process, tcp_stream
+from tensorweave.distributed.transport import (
+    grpc_client,
+    grpc_master_client,
+    in_process,
+    tcp_stream,
+)
 
 WORKER_TRANSPORTS = (
     in_process.connect,  # the peer's server runs in this process
@@ -15,5 +20,5 @@ WORKER_TRANSPORTS = (
 
 MASTER_TRANSPORTS = (
     in_process.connect_master,
-    grpc_client.connect_master,
+    grpc_master_client.connect_master,
 )
