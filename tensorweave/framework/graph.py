@@ -274,9 +274,14 @@ class Graph(GraphScopes):
         return [x for x in items if hasattr(x, "name") and regex.match(x.name)]
 
     def get_all_collection_keys(self) -> list[str]:
-        """Names of the non-empty collections."""
+        """Names of the non-empty collections whose keys are strings.
+
+        As TensorFlow's `Graph.get_all_collection_keys`, keys of other types (the variable
+        scope stores kept under tuple keys) are left out, so `export_meta_graph` does not
+        warn about them.
+        """
         with self._lock:
-            return [k for k, v in self._collections.items() if v]
+            return [k for k, v in self._collections.items() if v and isinstance(k, str)]
 
     def clear_collection(self, name: str) -> None:
         """Removes collection `name`."""

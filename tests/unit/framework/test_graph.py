@@ -133,6 +133,22 @@ def test_collections():
     assert g.get_collection("mine") == []
 
 
+def test_all_collection_keys_are_strings_and_meta_graph_does_not_warn(caplog):
+    """As TF, get_all_collection_keys leaves out the variable stores' tuple keys, so
+    exporting a meta graph (Supervisor, Saver) logs no "Only collections with string type
+    keys" warning for them."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.get_variable("w", [2])
+        tf.add_to_collection(("tuple", "key"), 1)
+        keys = g.get_all_collection_keys()
+        assert all(isinstance(k, str) for k in keys)
+        assert tf.GraphKeys.GLOBAL_VARIABLES in keys
+        with caplog.at_level("WARNING"):
+            tf.train.export_meta_graph()
+    assert "Only collections with string type keys" not in caplog.text
+
+
 def test_finalize_rejects_new_ops():
     g = tf.Graph()
     with g.as_default():
