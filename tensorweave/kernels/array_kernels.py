@@ -308,6 +308,14 @@ def _concat(node: KernelNode) -> Any:
     out = _out_type(node)
 
     def compute(ctx: Any, *args: Any) -> Any:
+        axis = args[-1]
+        if type(axis) is not np.ndarray or axis.ndim == 0:
+            # NOTE: NumPy checks ranks, dims and the axis as TensorFlow does; only its
+            # errors are reported through the validation below.
+            try:
+                return np.concatenate(args[:-1], axis=int(axis)).astype(out, copy=False)
+            except (ValueError, TypeError, IndexError):
+                pass
         values = [np.asarray(v) for v in args[:-1]]
         first = values[0].shape
         axis = concat_axis(args[-1], len(first))
