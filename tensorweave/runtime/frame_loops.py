@@ -8,9 +8,9 @@ loops, no conds, no sends or receives). A `ControlTrigger` (gradient loops have 
 differs from `NoOp` only on dead inputs, of which such a loop has none, so it only orders
 nodes here. Such a loop computes the same values whatever the iteration overlap, so once
 all of its `Enter` values have arrived it runs iteration after iteration: the condition's
-nodes, then (while the predicate holds) the body's nodes, in a precomputed order over a
-flat list of value slots; no ready queue, pending counts or per-iteration state.
-`parallel_iterations` has nothing to bound then.
+nodes, then (while the predicate holds) the body's nodes, in a precomputed order, as one
+generated Python function (`CompiledLoop`); no ready queue, pending counts or
+per-iteration state. `parallel_iterations` has nothing to bound then.
 """
 
 from __future__ import annotations
