@@ -56,54 +56,38 @@ class CompiledLoop:
         name = {s: f"s{s}" for s in (*merges, *enter_slot.values())}
         env: dict[str, Any] = {"_read": read}
         self._line_spec: dict[int, Any] = {}
+        lines = ["def loop(ctx, vals, _check):"]
+        lines += [f"    s{s} = vals[{s}]" for s in sorted(set(name))]
 
-        def statements(ops: list[tuple]) -> list[tuple[list[str], str, list[str], Any]]:
-            """(targets, call, names read, spec) per line of `ops`."""
-            out_lines = []
+        def emit(ops: list[tuple], indent: str) -> None:
             for fn, ins, out, nout, deref, spec in ops:
-                used = [name[s] for s in ins]
-                args = [f"_read({a})" if k in deref else a for k, a in enumerate(used)]
+                args = [f"_read({name[s]})" if k in deref else name[s]
+                        for k, s in enumerate(ins)]
                 if fn is None:  # a pass-through
                     if not deref:
                         name[out] = args[0]
                         continue
                     call = args[0]
                 else:
-                    kernel = f"k{len(env)}"
+                    kernel = f"k{len(self._line_spec)}"
                     env[kernel] = fn
                     call = f"{kernel}({', '.join(['ctx', *args])})"
                 outs = [f"s{out + j}" for j in range(nout if fn is not None else 1)]
                 for j, o in enumerate(outs):
                     name[out + j] = o
-                out_lines.append((outs, call, used, spec))
-            return out_lines
-
-        lines = ["def loop(ctx, vals, _check):"]
-        lines += [f"    s{s} = vals[{s}]" for s in sorted(set(name))]
-
-        def emit(stmts: list[tuple], indent: str, frees: dict[int, list[str]], at: int) -> None:
-            for n, (outs, call, _, spec) in enumerate(stmts, at):
                 target = f"{', '.join(outs)}{',' if len(outs) > 1 else ''} = " if outs else ""
                 lines.append(f"{indent}{target}{call}")
                 self._line_spec[len(lines)] = spec
-                if frees.get(n):
-                    lines.append(f"{indent}del {', '.join(frees[n])}")
 
-        emit(statements(const_ops), "    ", {}, 0)
-        cond, body = statements(cond_ops), statements(body_ops)
-        pred = name[pred_slot]
-        carried = [name[src] for _, src in next_map]
-        # NOTE: a value made in the loop is deleted right after its last use there, so
-        # the next iteration's kernels can reuse its (cache-warm) memory.
-        frees = _last_uses([*cond, *body], keep={pred, *carried})
+        emit(const_ops, "    ")
         lines += ["    count = 0", "    while True:"]
-        emit(cond, "        ", frees, 0)
-        lines.append(f"        if not _read({pred}):")
+        emit(cond_ops, "        ")
+        lines.append(f"        if not _read({name[pred_slot]}):")
         lines.append("            break")
-        emit(body, "        ", frees, len(cond))
+        emit(body_ops, "        ")
         if next_map:
             lines.append(f"        {', '.join(f's{dst}' for dst, _ in next_map)}, = "
-                         f"{', '.join(carried)},")
+                         f"{', '.join(name[src] for _, src in next_map)},")
         lines += ["        count += 1", "        if not count & 255:",
                   "            _check(ctx)"]
         lines.append(f"    return [{', '.join(f's{s}' for s in exit_slots.values())}]")
@@ -138,23 +122,6 @@ class CompiledLoop:
         while tb is not None and tb.tb_frame.f_code is not code:
             tb = tb.tb_next
         return self._line_spec.get(tb.tb_lineno) if tb is not None else None
-
-
-def _last_uses(stmts: list[tuple], keep: set[str]) -> dict[int, list[str]]:
-    """Statement index -> the values defined by `stmts` to delete after it: after their
-    last read there, or right after their definition when nothing reads them."""
-    last: dict[str, int] = {}
-    for n, (outs, _, used, _) in enumerate(stmts):
-        for o in outs:
-            last[o] = n
-        for u in used:
-            if u in last:
-                last[u] = n
-    frees: dict[int, list[str]] = collections.defaultdict(list)
-    for value, n in last.items():
-        if value not in keep:
-            frees[n].append(value)
-    return frees
 
 
 def _check(ctx: Any) -> None:
