@@ -308,6 +308,14 @@ def _concat(node: KernelNode) -> Any:
     out = _out_type(node)
 
     def compute(ctx: Any, *args: Any) -> Any:
+        axis = args[-1]
+        if type(axis) is not np.ndarray or axis.ndim == 0:
+            # NOTE: NumPy checks ranks, dims and the axis as TensorFlow does; only its
+            # errors are reported through the validation below.
+            try:
+                return np.concatenate(args[:-1], axis=int(axis)).astype(out, copy=False)
+            except (ValueError, TypeError, IndexError):
+                pass
         values = [np.asarray(v) for v in args[:-1]]
         first = values[0].shape
         axis = concat_axis(args[-1], len(first))
@@ -339,9 +347,11 @@ def _concat_offset(ctx: Any, concat_dim: Any, *shapes: Any) -> Any:
     axis = concat_axis(concat_dim, n)
     offsets = []
     offset = 0
+    first = shapes[0].tolist()
     for i, s in enumerate(shapes):
+        dims = s.tolist()
         for j in range(n):
-            if j != axis and s[j] != shapes[0][j]:
+            if j != axis and dims[j] != first[j]:
                 raise invalid(
                     f"All dimensions except {axis} must match. Input {i} has shape "
                     f"{shape_str(s)} and doesn't match input 0 with shape {shape_str(shapes[0])}."
@@ -349,7 +359,7 @@ def _concat_offset(ctx: Any, concat_dim: Any, *shapes: Any) -> Any:
         o = np.zeros(n, dtype=np.int32)
         o[axis] = offset
         offsets.append(o)
-        offset += int(s[axis])
+        offset += int(dims[axis])
     return offsets
 
 
@@ -373,7 +383,11 @@ def _split(node: KernelNode) -> Any:
                 "Number of ways to split should evenly divide the split dimension, but got "
                 f"split_dim {axis} (size = {x.shape[axis]}) and num_split {n}"
             )
-        return outputs_of(node, [readonly(p) for p in np.split(x, n, axis=axis)])
+        # NOTE: basic slices are the views np.split returns, without its per-call cost.
+        size = x.shape[axis] // n
+        lead = (slice(None),) * axis
+        return outputs_of(node, [readonly(x[(*lead, slice(i * size, (i + 1) * size))])
+                                 for i in range(n)])
 
     return compute
 

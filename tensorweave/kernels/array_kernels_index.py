@@ -29,7 +29,7 @@ def _slice(ctx: Any, x: Any, begin: Any, size: Any) -> Any:
             f"shapes {shape_str(b.shape)} and {shape_str(s.shape)} instead."
         )
     index = []
-    for i, (dim, bi, si) in enumerate(zip(x.shape, (int(v) for v in b), (int(v) for v in s))):
+    for i, (dim, bi, si) in enumerate(zip(x.shape, b.tolist(), s.tolist())):
         if si == -1:
             si = dim - bi
         if bi < 0 or bi > dim:

@@ -243,18 +243,46 @@ def _rsqrt_grad(ctx: Any, y: Any, dy: Any) -> Any:
     return np.multiply(np.multiply(dy, -0.5), cy * cy * cy)
 
 
-@register_compute("TanhGrad")
-def _tanh_grad(ctx: Any, y: Any, dy: Any) -> Any:
-    # dy * (1 - conj(y)^2)
-    cy = np.conj(y)
-    return np.multiply(dy, 1 - cy * cy)
+def _fresh_like(t: Any, dy: Any) -> bool:
+    """Whether `t` (a temporary of the kernel) can hold `dy * t` in place."""
+    return type(t) is np.ndarray and type(dy) is np.ndarray and t.shape == dy.shape
 
 
-@register_compute("SigmoidGrad")
-def _sigmoid_grad(ctx: Any, y: Any, dy: Any) -> Any:
-    # dy * conj(y) * (1 - conj(y))
-    cy = np.conj(y)
-    return np.multiply(dy, cy * (1 - cy))
+@register_kernel("TanhGrad")
+def _tanh_grad(node: KernelNode) -> Any:
+    # NOTE: conj copies a real array; for real dtypes it is the identity.
+    conj = np.conj if node.attrs["T"].is_complex else _same
+
+    def compute(ctx: Any, y: Any, dy: Any) -> Any:
+        # dy * (1 - conj(y)^2), the temporaries reused in place (same operations)
+        cy = conj(y)
+        t = cy * cy
+        if _fresh_like(t, dy):
+            np.subtract(1, t, out=t)
+            return np.multiply(dy, t, out=t)
+        return np.multiply(dy, 1 - t)
+
+    return compute
+
+
+@register_kernel("SigmoidGrad")
+def _sigmoid_grad(node: KernelNode) -> Any:
+    conj = np.conj if node.attrs["T"].is_complex else _same
+
+    def compute(ctx: Any, y: Any, dy: Any) -> Any:
+        # dy * (conj(y) * (1 - conj(y))), the temporary reused in place (same operations)
+        cy = conj(y)
+        t = 1 - cy
+        if _fresh_like(t, dy):
+            np.multiply(cy, t, out=t)
+            return np.multiply(dy, t, out=t)
+        return np.multiply(dy, cy * t)
+
+    return compute
+
+
+def _same(x: Any) -> Any:
+    return x
 
 
 @register_compute("ReciprocalGrad")

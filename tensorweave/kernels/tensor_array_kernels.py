@@ -40,6 +40,10 @@ class TensorArray:
         self.closed = False
         self.grads: dict[str, TensorArray] = {}
         self.lock = threading.Lock()
+        # `element_shape` as dims while it is the fully defined shape they were taken
+        # from: a write of that shape changes nothing in it.
+        self._known_shape: TensorShape | None = None
+        self._known_dims: tuple[int, ...] = ()
 
     def _check(self) -> None:
         if self.closed:
@@ -60,6 +64,20 @@ class TensorArray:
                 raise _invalid(f"Tried to write to index {index} but array is not resizeable "
                                f"and size is: {len(self.items)}")
             self.items.extend([None] * (index + 1 - len(self.items)))
+        if self._known_shape is self.element_shape and value.shape == self._known_dims:
+            pass  # NOTE: equal to the fully defined element shape: merging keeps it
+        else:
+            self._merge_shape(index, value, check_shape)
+        old = self.items[index]
+        if old is not None:
+            if old is _CLEARED or not self.aggregate:
+                raise _invalid(
+                    f"Could not write to TensorArray index {index} because it has already "
+                    "been written to.")
+            value = old + value
+        self.items[index] = value
+
+    def _merge_shape(self, index: int, value: Any, check_shape: bool) -> None:
         shape = TensorShape(value.shape)
         if self.element_shape.is_compatible_with(shape):
             self.element_shape = self.element_shape.merge_with(shape)
@@ -71,14 +89,9 @@ class TensorArray:
                 "infer_shape=False).")
         else:
             self.element_shape = TensorShape(None)
-        old = self.items[index]
-        if old is not None:
-            if old is _CLEARED or not self.aggregate:
-                raise _invalid(
-                    f"Could not write to TensorArray index {index} because it has already "
-                    "been written to.")
-            value = old + value
-        self.items[index] = value
+        if self.element_shape.is_fully_defined():
+            self._known_shape = self.element_shape
+            self._known_dims = tuple(self.element_shape.as_list())
 
     def read(self, index: int) -> Any:
         """The element at `index` (zeros when unwritten and the shape is known)."""

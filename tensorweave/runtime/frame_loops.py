@@ -8,9 +8,9 @@ loops, no conds, no sends or receives). A `ControlTrigger` (gradient loops have 
 differs from `NoOp` only on dead inputs, of which such a loop has none, so it only orders
 nodes here. Such a loop computes the same values whatever the iteration overlap, so once
 all of its `Enter` values have arrived it runs iteration after iteration: the condition's
-nodes, then (while the predicate holds) the body's nodes, in a precomputed order over a
-flat list of value slots; no ready queue, pending counts or per-iteration state.
-`parallel_iterations` has nothing to bound then.
+nodes, then (while the predicate holds) the body's nodes, in a precomputed order, as one
+generated Python function (`CompiledLoop`); no ready queue, pending counts or
+per-iteration state. `parallel_iterations` has nothing to bound then.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import collections
 from typing import Any
 
 from tensorweave import errors
-from tensorweave.framework.resource_mgr import Var
 from tensorweave.runtime.frame_nodes import (
     CONST,
     ENTER,
@@ -32,26 +31,69 @@ from tensorweave.runtime.frame_nodes import (
     TRIGGER,
     FrameNode,
 )
-from tensorweave.runtime.plan_entry import wrap_error
+from tensorweave.runtime.plan_entry import read, wrap_error
 
 _OK_KINDS = (NORMAL, CONST, PASS)
 
 
 class CompiledLoop:
-    """The sequential form of one loop frame (see the module docstring)."""
+    """The sequential form of one loop frame (see the module docstring), compiled to one
+    Python function the way `straight_line.StraightLine` compiles a plan: the loop's
+    `Const`s once, then `while True:` the condition's lines, `break` on a false predicate,
+    the body's lines and one tuple assignment moving the `NextIteration` values into the
+    merge variables. Values live in local variables `s<slot>`; pass-throughs of values
+    that cannot be refs are folded into their consumers' arguments; a kernel error is
+    attributed to its node through the line it was raised on."""
 
     def __init__(self, merges, init_slots, cond_ops, body_ops, pred_slot, next_map,
                  exit_slots, enter_slot, n_slots, const_ops):
         self.merges = merges            # merge slots, in order
         self.init_slots = init_slots    # per merge: the Enter node feeding it
-        self.cond_ops = cond_ops
-        self.body_ops = body_ops
-        self.pred_slot = pred_slot
         self.next_map = next_map        # (merge slot, slot of the NextIteration's input)
         self.exit_slots = exit_slots    # exit node -> merge slot
         self.enter_slot = enter_slot    # Enter node -> its output slot
         self.n_slots = n_slots
-        self.const_ops = const_ops      # `Const`s: evaluated once per run
+        name = {s: f"s{s}" for s in (*merges, *enter_slot.values())}
+        env: dict[str, Any] = {"_read": read}
+        self._line_spec: dict[int, Any] = {}
+        lines = ["def loop(ctx, vals, _check):"]
+        lines += [f"    s{s} = vals[{s}]" for s in sorted(set(name))]
+
+        def emit(ops: list[tuple], indent: str) -> None:
+            for fn, ins, out, nout, deref, spec in ops:
+                args = [f"_read({name[s]})" if k in deref else name[s]
+                        for k, s in enumerate(ins)]
+                if fn is None:  # a pass-through
+                    if not deref:
+                        name[out] = args[0]
+                        continue
+                    call = args[0]
+                else:
+                    kernel = f"k{len(self._line_spec)}"
+                    env[kernel] = fn
+                    call = f"{kernel}({', '.join(['ctx', *args])})"
+                outs = [f"s{out + j}" for j in range(nout if fn is not None else 1)]
+                for j, o in enumerate(outs):
+                    name[out + j] = o
+                target = f"{', '.join(outs)}{',' if len(outs) > 1 else ''} = " if outs else ""
+                lines.append(f"{indent}{target}{call}")
+                self._line_spec[len(lines)] = spec
+
+        emit(const_ops, "    ")
+        lines += ["    count = 0", "    while True:"]
+        emit(cond_ops, "        ")
+        lines.append(f"        if not _read({name[pred_slot]}):")
+        lines.append("            break")
+        emit(body_ops, "        ")
+        if next_map:
+            lines.append(f"        {', '.join(f's{dst}' for dst, _ in next_map)}, = "
+                         f"{', '.join(name[src] for _, src in next_map)},")
+        lines += ["        count += 1", "        if not count & 255:",
+                  "            _check(ctx)"]
+        lines.append(f"    return [{', '.join(f's{s}' for s in exit_slots.values())}]")
+        self.source = "\n".join(lines) + "\n"
+        exec(compile(self.source, "<tensorweave loop>", "exec"), env)  # noqa: S102  (generated above from slot numbers)
+        self._fn = env["loop"]
 
     def run(self, ctx: Any, enter_values: dict[FrameNode, Any]) -> dict[FrameNode, Any]:
         """Runs the loop to its end; returns each Exit node's value.
@@ -65,46 +107,29 @@ class CompiledLoop:
             vals[slot] = enter_values[enter]
         for merge_slot, enter in zip(self.merges, self.init_slots, strict=True):
             vals[merge_slot] = enter_values[enter]
-        _run_ops(ctx, self.const_ops, vals)
-        cond_ops, body_ops, pred_slot, next_map = (
-            self.cond_ops, self.body_ops, self.pred_slot, self.next_map)
-        count = 0
-        while True:
-            _run_ops(ctx, cond_ops, vals)
-            pred = vals[pred_slot]
-            if not (pred.read() if type(pred) is Var else pred):
-                break
-            _run_ops(ctx, body_ops, vals)
-            new = [vals[src] for _, src in next_map]
-            for (dst, _), v in zip(next_map, new, strict=True):
-                vals[dst] = v
-            count += 1
-            if not count & 255:
-                ctx.cancellation.check()
-                left = ctx.remaining_s()
-                if left is not None and left <= 0:
-                    raise errors.DeadlineExceededError(
-                        None, None, f"Timed out in a loop on {ctx.device}")
-        return {ex: vals[slot] for ex, slot in self.exit_slots.items()}
-
-
-def _run_ops(ctx: Any, ops: list[tuple], vals: list[Any]) -> None:
-    for fn, ins, out, nout, deref, spec in ops:
-        args = [vals[i] for i in ins]
-        for k in deref:
-            if type(args[k]) is Var:
-                args[k] = args[k].read()
-        if fn is None:  # a pass-through
-            vals[out] = args[0]
-            continue
         try:
-            r = fn(ctx, *args)
+            outs = self._fn(ctx, vals, _check)
         except Exception as e:
+            spec = self._failed_spec(e)
+            if spec is None:
+                raise  # NOTE: the step's cancellation or deadline (`_check`)
             raise wrap_error(e, spec) from e
-        if nout == 1:
-            vals[out] = r
-        elif nout:
-            vals[out: out + nout] = r
+        return dict(zip(self.exit_slots, outs, strict=True))
+
+    def _failed_spec(self, e: BaseException) -> Any:
+        code = self._fn.__code__
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code is not code:
+            tb = tb.tb_next
+        return self._line_spec.get(tb.tb_lineno) if tb is not None else None
+
+
+def _check(ctx: Any) -> None:
+    """Honours the step's cancellation and deadline in a long loop."""
+    ctx.cancellation.check()
+    left = ctx.remaining_s()
+    if left is not None and left <= 0:
+        raise errors.DeadlineExceededError(None, None, f"Timed out in a loop on {ctx.device}")
 
 
 def compile_loop(nodes: list[FrameNode], enters: list[FrameNode]) -> CompiledLoop | None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -110,9 +112,26 @@ def test_kernel_error_inside_a_loop_names_the_node_and_the_next_step_works():
     r = tf.while_loop(lambda i: i < 5,
                       lambda i: i + tf.gather(tf.constant([1, 1, 1]), x), [tf.constant(0)])
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Gather"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"not in \[0, 3\)\n\t \[\[\{\{node while/GatherV2\}\}\]\]$"):
             sess.run(r, {x: 7})
         assert sess.run(r, {x: 1}) == 5
+
+
+def test_compiled_loop_reads_refs_where_a_kernel_takes_values():
+    # A loop-invariant reference variable reaches the compiled loop's kernels as a `Var`;
+    # the generated code reads it where a kernel or pass-through takes its value.
+    v = tf.Variable(2.0)
+    r = tf.while_loop(lambda i, a: i < 3,
+                      lambda i, a: (i + 1, a * tf.identity(v._ref()) + v._ref()),
+                      [tf.constant(0), tf.constant(1.0)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r) == (3, 22.0)
+        plan = [p for p in _plans(sess) if isinstance(p, frame_executor.FramePlan)][-1]
+        loop = next(f.compiled for f in {n.frame for n in plan._nodes} if f.compiled)
+        assert re.search(r"s\d+ = _read\(s\d+\)\n", loop.source)  # the Identity
+        assert re.search(r"= k\d+\(ctx, .*_read\(s\d+\)\)\n", loop.source)  # the add
 
 
 def test_step_deadline_ends_a_long_loop():
