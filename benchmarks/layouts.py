@@ -366,6 +366,7 @@ def _sync_loop(tf: Any, sess: Any, model: dict[str, Any], steps: int, warmup: in
         sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
         step += 1
     record = window.figures(step - start)
+    acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
     probe.finish(index)
     drain = tf.RunOptions(timeout_in_ms=2000)
     deadline = time.monotonic() + _BARRIER_S
@@ -373,9 +374,10 @@ def _sync_loop(tf: Any, sess: Any, model: dict[str, Any], steps: int, warmup: in
         bx, by = next(batches)
         try:
             sess.run(model["train_op"], {model["x"]: bx, model["y"]: by}, options=drain)
-        except tf.errors.DeadlineExceededError:
-            break  # NOTE: the others stopped meanwhile; this step's token never comes
-    acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
+        except (tf.errors.DeadlineExceededError, tf.errors.OutOfRangeError):
+            # NOTE: the others stopped meanwhile: this step's token never comes (or the
+            # chief's session closed the token queue, TensorFlow's OutOfRangeError)
+            break
     return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
 
 
@@ -387,6 +389,12 @@ def _blas_threads() -> int | None:
     return min(pools) if pools else None
 
 
+def _stop(server: Any) -> None:
+    """Stops a task's server (TensorFlow's cannot be stopped: its process exits instead)."""
+    if hasattr(server, "stop"):
+        server.stop()
+
+
 def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
                probe: _Probe = _Probe(), backend: str = "tensorweave") -> dict:
     """One worker task of `layout`; returns its record."""
@@ -396,12 +404,12 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
     if layout == "ingraph":
         if index:
             _serve_until_done(server, probe.barrier)
-            server.stop()
+            _stop(server)
             return {"task_index": index, "serving": True}
         record = _run_in_graph(tf, server, cluster, steps, warmup, probe)
         if probe.barrier:
             pathlib.Path(probe.barrier, "done").touch()
-        server.stop()
+        _stop(server)
         return {"task_index": index, **record}
     model = _build(tf, index, cluster, layout, backend)
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"],
@@ -432,7 +440,7 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
                 record = _sync_loop(tf, sess, model, steps, warmup, index, probe)
             else:
                 record = _loop(sess, model, steps, warmup, index, probe)
-    server.stop()
+    _stop(server)
     return {"task_index": index, **record}
 
 
@@ -629,6 +637,8 @@ def main() -> None:
         record = run_worker(cluster, args.task, args.layouts, args.steps, args.warmup, probe,
                             args.backend)
         print(json.dumps(record), flush=True)
+        if args.backend == "tensorflow":
+            os._exit(0)  # NOTE: TensorFlow's server threads would keep the process alive
         return
     if args.netns is not None:
         from tensorweave.deploy import netns as netns_lib
