@@ -13,10 +13,13 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
 * (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...,
   recovery_wait_secs=0.2)` around the same loop (what `examples/trainer.py` does; with
   TensorFlow's 30 s the non-chief's first readiness poll would come after the chief ended).
-* (e) `SyncReplicasOptimizer` is not measured here: a worker that ends its steps stops
-  contributing gradients and the last one waits for tokens that never come (as in
-  TensorFlow); `examples/digits_replica.py --sync_replicas` and `examples/trainer.py
-  --sync` run it to a global step instead.
+* (e) `sync`: (b) with `tf.train.SyncReplicasOptimizer(replicas_to_aggregate=W,
+  total_num_replicas=W)` and its session-run hook. Every global step takes a gradient
+  from every worker, so a worker that waited or stopped would leave the others waiting
+  for tokens (as in TensorFlow): its start line does not block (a worker trains on after
+  its warm-up until every worker is ready, then measures), and a worker done with its
+  measured steps trains on, unmeasured, until every worker is (its last step bounded by
+  a 2 s `RunOptions.timeout_in_ms`). Its rate counts worker steps (W per global step).
 * (f) `dataset`: (b) fed by a `tf.data` pipeline on the worker (`from_tensor_slices` ->
   `shuffle` -> `repeat` -> `batch(128)` -> `prefetch`, one-shot iterator) instead of
   `feed_dict` (the inputs are `placeholder_with_default`s of the iterator's next batch).
@@ -48,7 +51,20 @@ runs, CPU time much less): `cpu_ms_per_step_by_worker` (each worker process's us
 system CPU over its measured steps), `ps_cpu_ms_per_global_step` (the ps process's CPU
 over a worker's window, from `/proc/<pid>/stat`, over the global steps made meanwhile) and
 `total_cpu_ms_per_global_step` (their sum: what the cluster pays per step; 2 cores fully
-used give about 2000 / it steps/s).
+used give about 2000 / it steps/s). That sum leaves out the other workers' processes (and
+(d)'s serving ones), so `cluster_cpu_ms_per_batch` counts every task: the CPU of the ps
+and all workers over a worker's window (from `/proc/<pid>/stat`; the pids are in a file
+this script writes), over the worker batches made meanwhile (global steps times W for
+(d) and (e), else global steps), averaged over the workers; `cpu_bound_batches_per_sec`
+is the core count times 1000 over it: the most the cluster could do with every core busy
+and nothing else running.
+
+`--backend tensorflow` runs every task under TensorFlow's `compat.v1` graph mode instead
+(start this script with an interpreter that has TensorFlow and scikit-learn, e.g.
+`/path/to/tf/bin/python benchmarks/layouts.py --backend tensorflow`; tensorweave is not
+imported then). The model is then `_mlp` (TensorFlow 2.16+ has no `tf.layers`); the
+non-chief's `MonitoredTrainingSession` polls for the chief every 30 s there (no
+`recovery_wait_secs`), which the start line absorbs.
 
 Same-run A/B: `--rounds N` runs every configuration N times, in turn within each round
 (so slow spells of a busy machine fall on all of them), and `medians` gives each
@@ -73,7 +89,8 @@ says what each worker had); `--env-blas1` gives cross-host figures without that.
 
 Run: `python benchmarks/layouts.py [--layouts plain,monitored] [--workers 1,2]
 [--steps 400] [--env-blas1] [--rounds 3] [--tree DIR] [--ab DIR]
-[--netns [per-job|per-task]]`. Linux for the CPU figures (/proc); elsewhere they read 0.
+[--netns [per-job|per-task]] [--backend tensorflow]`. Linux for the CPU figures (/proc);
+elsewhere they read 0.
 """
 
 from __future__ import annotations
