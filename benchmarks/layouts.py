@@ -306,8 +306,10 @@ class _Probe:
     def task_pids(self) -> list[int]:
         """Every task's pid (the ps's and the workers'), from the `pids` file the parent
         writes once it started them all (empty without it)."""
+        if self.barrier is None:
+            return []
         try:
-            with open(os.path.join(self.barrier or "", "pids")) as f:
+            with open(os.path.join(self.barrier, "pids")) as f:
                 return [int(p) for p in f.read().split()]
         except (OSError, ValueError):
             return []
