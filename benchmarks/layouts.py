@@ -13,10 +13,13 @@ sets them to 1 (the hand-set workaround the runtime should make unnecessary).
 * (b) `monitored`: `tf.train.MonitoredTrainingSession(master=server.target, is_chief=...,
   recovery_wait_secs=0.2)` around the same loop (what `examples/trainer.py` does; with
   TensorFlow's 30 s the non-chief's first readiness poll would come after the chief ended).
-* (e) `SyncReplicasOptimizer` is not measured here: a worker that ends its steps stops
-  contributing gradients and the last one waits for tokens that never come (as in
-  TensorFlow); `examples/digits_replica.py --sync_replicas` and `examples/trainer.py
-  --sync` run it to a global step instead.
+* (e) `sync`: (b) with `tf.train.SyncReplicasOptimizer(replicas_to_aggregate=W,
+  total_num_replicas=W)` and its session-run hook. Every global step takes a gradient
+  from every worker, so a worker that waited or stopped would leave the others waiting
+  for tokens (as in TensorFlow): its start line does not block (a worker trains on after
+  its warm-up until every worker is ready, then measures), and a worker done with its
+  measured steps trains on, unmeasured, until every worker is (its last step bounded by
+  a 2 s `RunOptions.timeout_in_ms`). Its rate counts worker steps (W per global step).
 * (f) `dataset`: (b) fed by a `tf.data` pipeline on the worker (`from_tensor_slices` ->
   `shuffle` -> `repeat` -> `batch(128)` -> `prefetch`, one-shot iterator) instead of
   `feed_dict` (the inputs are `placeholder_with_default`s of the iterator's next batch).
@@ -48,7 +51,20 @@ runs, CPU time much less): `cpu_ms_per_step_by_worker` (each worker process's us
 system CPU over its measured steps), `ps_cpu_ms_per_global_step` (the ps process's CPU
 over a worker's window, from `/proc/<pid>/stat`, over the global steps made meanwhile) and
 `total_cpu_ms_per_global_step` (their sum: what the cluster pays per step; 2 cores fully
-used give about 2000 / it steps/s).
+used give about 2000 / it steps/s). That sum leaves out the other workers' processes (and
+(d)'s serving ones), so `cluster_cpu_ms_per_batch` counts every task: the CPU of the ps
+and all workers over a worker's window (from `/proc/<pid>/stat`; the pids are in a file
+this script writes), over the worker batches made meanwhile (global steps times W for
+(d) and (e), else global steps), averaged over the workers; `cpu_bound_batches_per_sec`
+is the core count times 1000 over it: the most the cluster could do with every core busy
+and nothing else running.
+
+`--backend tensorflow` runs every task under TensorFlow's `compat.v1` graph mode instead
+(start this script with an interpreter that has TensorFlow and scikit-learn, e.g.
+`/path/to/tf/bin/python benchmarks/layouts.py --backend tensorflow`; tensorweave is not
+imported then). The model is then `_mlp` (TensorFlow 2.16+ has no `tf.layers`); the
+non-chief's `MonitoredTrainingSession` polls for the chief every 30 s there (no
+`recovery_wait_secs`), which the start line absorbs.
 
 Same-run A/B: `--rounds N` runs every configuration N times, in turn within each round
 (so slow spells of a busy machine fall on all of them), and `medians` gives each
@@ -73,7 +89,8 @@ says what each worker had); `--env-blas1` gives cross-host figures without that.
 
 Run: `python benchmarks/layouts.py [--layouts plain,monitored] [--workers 1,2]
 [--steps 400] [--env-blas1] [--rounds 3] [--tree DIR] [--ab DIR]
-[--netns [per-job|per-task]]`. Linux for the CPU figures (/proc); elsewhere they read 0.
+[--netns [per-job|per-task]] [--backend tensorflow]`. Linux for the CPU figures (/proc);
+elsewhere they read 0.
 """
 
 from __future__ import annotations
@@ -97,9 +114,37 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-LAYOUTS = ("plain", "monitored", "supervisor", "dataset", "ingraph")
+LAYOUTS = ("plain", "monitored", "supervisor", "dataset", "ingraph", "sync")
+BACKENDS = ("tensorweave", "tensorflow")
 NETNS_LAYOUTS = ("per-job", "per-task")  # tensorweave.deploy.netns.LAYOUTS
 _BARRIER_S = 300.0
+
+
+def _import_backend(backend: str) -> Any:
+    """The `tf` module of a task: tensorweave, or TensorFlow's `compat.v1` graph mode."""
+    if backend == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_v2_behavior()
+        return tf
+    import tensorweave as tf
+
+    return tf
+
+
+def _mlp(tf: Any, x: Any) -> Any:
+    """The digits MLP's logits from `get_variable`s `w0..w2`, `b0..b2` (the in-graph
+    towers share them; under TensorFlow every layout uses it: `digits_mlp.build_model`
+    is tensorweave's `tf.layers`, which TensorFlow 2.16+ no longer has)."""
+    net = x
+    for k, (n_in, n_out) in enumerate([(64, 256), (256, 256), (256, 10)]):
+        w = tf.get_variable(f"w{k}", [n_in, n_out],
+                            initializer=tf.glorot_uniform_initializer())
+        b = tf.get_variable(f"b{k}", [n_out], initializer=tf.zeros_initializer())
+        net = tf.matmul(net, w) + b
+        net = tf.nn.relu(net) if k < 2 else net
+    return net
 
 
 def _inputs(tf: Any, layout: str, task_index: int) -> tuple[Any, Any]:
@@ -118,21 +163,32 @@ def _inputs(tf: Any, layout: str, task_index: int) -> tuple[Any, Any]:
             tf.placeholder_with_default(by, [None], name="y"))
 
 
-def _build(tf: Any, task_index: int, cluster: Any, layout: str = "plain") -> dict[str, Any]:
-    from digits_mlp import build_model
-
+def _build(tf: Any, task_index: int, cluster: Any, layout: str = "plain",
+           backend: str = "tensorweave") -> dict[str, Any]:
+    workers = len(cluster["worker"])
     with tf.device(tf.train.replica_device_setter(
             worker_device=f"/job:worker/task:{task_index}", cluster=cluster)):
         x, y = _inputs(tf, layout, task_index)
-        logits = build_model(x)
+        if backend == "tensorflow":
+            logits = _mlp(tf, x)
+        else:
+            from digits_mlp import build_model
+
+            logits = build_model(x)
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         global_step = tf.train.get_or_create_global_step()
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+        opt, hooks = tf.train.GradientDescentOptimizer(0.1), []
+        if layout == "sync":
+            opt = tf.train.SyncReplicasOptimizer(
+                opt, replicas_to_aggregate=workers, total_num_replicas=workers)
+            hooks.append(opt.make_session_run_hook(is_chief=task_index == 0))
+        train_op = opt.minimize(loss, global_step=global_step)
         correct = tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32)
         return {"x": x, "y": y, "train_op": train_op, "global_step": global_step,
-                "accuracy": tf.reduce_mean(correct),
-                "feed": layout != "dataset"}
+                "accuracy": tf.reduce_mean(correct), "hooks": hooks,
+                "feed": layout != "dataset",
+                "batches_per_global_step": workers if layout == "sync" else 1}
 
 
 def _build_in_graph(tf: Any, cluster: Any) -> dict[str, Any]:
@@ -145,13 +201,7 @@ def _build_in_graph(tf: Any, cluster: Any) -> dict[str, Any]:
             with tf.variable_scope("model", reuse=tf.AUTO_REUSE):
                 x = tf.placeholder(tf.float32, [None, 64], name=f"x{i}")
                 y = tf.placeholder(tf.int64, [None], name=f"y{i}")
-                net = x
-                for k, (n_in, n_out) in enumerate([(64, 256), (256, 256), (256, 10)]):
-                    w = tf.get_variable(f"w{k}", [n_in, n_out],
-                                        initializer=tf.glorot_uniform_initializer())
-                    b = tf.get_variable(f"b{k}", [n_out], initializer=tf.zeros_initializer())
-                    net = tf.matmul(net, w) + b
-                    net = tf.nn.relu(net) if k < 2 else net
+                net = _mlp(tf, x)
                 loss = tf.reduce_mean(
                     tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=net))
                 params = tf.trainable_variables()
@@ -165,7 +215,8 @@ def _build_in_graph(tf: Any, cluster: Any) -> dict[str, Any]:
     x, y, logits = towers[0]
     correct = tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32)
     return {"towers": towers, "x": x, "y": y, "train_op": train_op,
-            "global_step": global_step, "accuracy": tf.reduce_mean(correct)}
+            "global_step": global_step, "accuracy": tf.reduce_mean(correct),
+            "batches_per_global_step": workers}
 
 
 def _run_in_graph(tf: Any, server: Any, cluster: Any, steps: int, warmup: int,
@@ -182,7 +233,7 @@ def _run_in_graph(tf: Any, server: Any, cluster: Any, steps: int, warmup: int,
         window = None
         for step in range(steps):
             if step == warmup:
-                window = _Window(sess, model, probe.ps_pid)
+                window = _Window(sess, model, probe)
             feed = {}
             for (x, y, _), batches in zip(model["towers"], streams):
                 feed[x], feed[y] = next(batches)
@@ -224,25 +275,55 @@ class _Probe:
     barrier: str | None = None
     workers: int = 1
 
+    def _count(self, prefix: str) -> int:
+        return sum(name.startswith(prefix) for name in os.listdir(self.barrier))
+
+    def ready(self, index: int) -> None:
+        """Marks worker `index` ready (at the start line)."""
+        if self.barrier is not None:
+            pathlib.Path(self.barrier, f"ready-{index}").touch()
+
+    def all_ready(self) -> bool:
+        return self.barrier is None or self._count("ready-") >= self.workers
+
     def line_up(self, index: int) -> None:
         """Marks worker `index` ready and waits (bounded) until every worker is."""
-        if self.barrier is None:
-            return
-        pathlib.Path(self.barrier, f"ready-{index}").touch()
+        self.ready(index)
         deadline = time.monotonic() + _BARRIER_S
-        while len(os.listdir(self.barrier)) < self.workers:
+        while not self.all_ready():
             if time.monotonic() > deadline:
                 raise RuntimeError(f"not every worker was ready within {_BARRIER_S} s")
             time.sleep(0.001)
+
+    def finish(self, index: int) -> None:
+        """Marks worker `index` done with its measured steps."""
+        if self.barrier is not None:
+            pathlib.Path(self.barrier, f"done-{index}").touch()
+
+    def all_done(self) -> bool:
+        return self.barrier is None or self._count("done-") >= self.workers
+
+    def task_pids(self) -> list[int]:
+        """Every task's pid (the ps's and the workers'), from the `pids` file the parent
+        writes once it started them all (empty without it)."""
+        if self.barrier is None:
+            return []
+        try:
+            with open(os.path.join(self.barrier, "pids")) as f:
+                return [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            return []
 
 
 class _Window:
     """CPU and global-step counts over the measured steps (this process and the ps)."""
 
-    def __init__(self, sess: Any, model: dict[str, Any], ps_pid: int | None) -> None:
-        self.sess, self.model, self.ps_pid = sess, model, ps_pid
+    def __init__(self, sess: Any, model: dict[str, Any], probe: _Probe) -> None:
+        self.sess, self.model, self.ps_pid = sess, model, probe.ps_pid
+        self.pids = probe.task_pids()
         self.global_step = int(sess.run(model["global_step"]))
-        self.ps_cpu = _proc_cpu_s(ps_pid)
+        self.ps_cpu = _proc_cpu_s(self.ps_pid)
+        self.tasks_cpu = sum(_proc_cpu_s(p) for p in self.pids)
         times = os.times()
         self.cpu, self.wall = times.user + times.system, time.perf_counter()
 
@@ -251,11 +332,14 @@ class _Window:
         times = os.times()
         cpu = times.user + times.system - self.cpu
         ps_cpu = _proc_cpu_s(self.ps_pid) - self.ps_cpu
+        tasks_cpu = sum(_proc_cpu_s(p) for p in self.pids) - self.tasks_cpu
         global_steps = int(self.sess.run(self.model["global_step"])) - self.global_step
+        batches = max(global_steps, 1) * self.model.get("batches_per_global_step", 1)
         end = time.time()
         return {"steps_per_sec": steps / wall, "global_steps_per_sec": global_steps / wall,
                 "window_unix": [end - wall, end], "cpu_ms_per_step": 1e3 * cpu / steps,
-                "ps_cpu_ms_per_global_step": 1e3 * ps_cpu / max(global_steps, 1)}
+                "ps_cpu_ms_per_global_step": 1e3 * ps_cpu / max(global_steps, 1),
+                "cluster_cpu_ms_per_batch": 1e3 * tasks_cpu / batches if self.pids else None}
 
 
 def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
@@ -268,7 +352,7 @@ def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
     for step in range(steps):
         if step == warmup:
             probe.line_up(seed)
-            window = _Window(sess, model, probe.ps_pid)
+            window = _Window(sess, model, probe)
         if model["feed"]:
             bx, by = next(batches)
             sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
@@ -276,6 +360,43 @@ def _loop(sess: Any, model: dict[str, Any], steps: int, warmup: int, seed: int,
             sess.run(model["train_op"])
     record = window.figures(steps - warmup) if window else {}
     acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
+    return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
+
+
+def _sync_loop(tf: Any, sess: Any, model: dict[str, Any], steps: int, warmup: int,
+               index: int, probe: _Probe) -> dict:
+    """(e): `steps - warmup` measured steps. A worker waiting at a start line or done would
+    leave the others waiting for tokens (its gradients are part of every global step), so
+    the start line does not block: a worker trains on after its warm-up until every worker
+    is ready, then measures; and a finished worker trains on, unmeasured, until every
+    worker has finished (its last step bounded: the others may stop first and leave it
+    waiting for a token)."""
+    import digits_data
+
+    data = digits_data.load_digits_split()
+    batches = digits_data.minibatches(data.x_train, data.y_train, 128, index)
+    window, step, start = None, 0, 0
+    while window is None or step - start < steps - warmup:
+        if window is None and step >= warmup:
+            probe.ready(index)
+            if probe.all_ready():
+                window, start = _Window(sess, model, probe), step
+        bx, by = next(batches)
+        sess.run(model["train_op"], {model["x"]: bx, model["y"]: by})
+        step += 1
+    record = window.figures(step - start)
+    acc = sess.run(model["accuracy"], {model["x"]: data.x_test, model["y"]: data.y_test})
+    probe.finish(index)
+    drain = tf.RunOptions(timeout_in_ms=2000)
+    deadline = time.monotonic() + _BARRIER_S
+    while not probe.all_done() and time.monotonic() < deadline:
+        bx, by = next(batches)
+        try:
+            sess.run(model["train_op"], {model["x"]: bx, model["y"]: by}, options=drain)
+        except (tf.errors.DeadlineExceededError, tf.errors.OutOfRangeError):
+            # NOTE: the others stopped meanwhile: this step's token never comes (or the
+            # chief's session closed the token queue, TensorFlow's OutOfRangeError)
+            break
     return {**record, "test_accuracy": float(acc), "blas_threads": _blas_threads()}
 
 
@@ -287,23 +408,29 @@ def _blas_threads() -> int | None:
     return min(pools) if pools else None
 
 
+def _stop(server: Any) -> None:
+    """Stops a task's server (TensorFlow's cannot be stopped: its process exits instead)."""
+    if hasattr(server, "stop"):
+        server.stop()
+
+
 def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
-               probe: _Probe = _Probe()) -> dict:
+               probe: _Probe = _Probe(), backend: str = "tensorweave") -> dict:
     """One worker task of `layout`; returns its record."""
-    import tensorweave as tf
+    tf = _import_backend(backend)
 
     server = tf.train.Server(cluster, job_name="worker", task_index=index)
     if layout == "ingraph":
         if index:
             _serve_until_done(server, probe.barrier)
-            server.stop()
+            _stop(server)
             return {"task_index": index, "serving": True}
         record = _run_in_graph(tf, server, cluster, steps, warmup, probe)
         if probe.barrier:
             pathlib.Path(probe.barrier, "done").touch()
-        server.stop()
+        _stop(server)
         return {"task_index": index, **record}
-    model = _build(tf, index, cluster, layout)
+    model = _build(tf, index, cluster, layout, backend)
     config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{index}"],
                             operation_timeout_in_ms=120000)
     if layout == "plain":
@@ -322,18 +449,30 @@ def run_worker(cluster: dict, index: int, layout: str, steps: int, warmup: int,
     else:
         # NOTE: recovery_wait_secs is tensorweave's (TensorFlow's non-chief polls every
         # 30 s); the Supervisor layout above polls as often.
+        extra = {"recovery_wait_secs": 0.2} if backend == "tensorweave" else {}
         with tf.train.MonitoredTrainingSession(
                 master=server.target, is_chief=index == 0, config=config,
-                save_checkpoint_secs=None, save_summaries_steps=None,
+                hooks=model["hooks"], save_checkpoint_secs=None, save_summaries_steps=None,
                 save_summaries_secs=None, log_step_count_steps=None,
-                recovery_wait_secs=0.2) as sess:
-            record = _loop(sess, model, steps, warmup, index, probe)
-    server.stop()
+                stop_grace_period_secs=2, **extra) as sess:
+            if layout == "sync":
+                record = _sync_loop(tf, sess, model, steps, warmup, index, probe)
+            else:
+                record = _loop(sess, model, steps, warmup, index, probe)
+    _stop(server)
     return {"task_index": index, **record}
 
 
 def _free_ports(n: int) -> list[int]:
-    from tensorweave.testing.cluster import pick_unused_port
+    try:
+        from tensorweave.testing.cluster import pick_unused_port
+    except ImportError:  # NOTE: a TensorFlow interpreter without tensorweave's dependencies
+        def pick_unused_port() -> int:
+            import socket
+
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                return s.getsockname()[1]
 
     ports: set[int] = set()
     while len(ports) < n:
@@ -364,19 +503,21 @@ def _placement(workers: int, netns: str | None):
 
 
 def run_layout(layout: str, workers: int, steps: int, warmup: int, env_blas1: bool,
-               tree: pathlib.Path = ROOT, netns: str | None = None) -> dict:
+               tree: pathlib.Path = ROOT, netns: str | None = None,
+               backend: str = "tensorweave") -> dict:
     """Starts 1 ps + `workers` worker processes importing tensorweave from `tree` (in
     network namespaces with a `deploy.netns` layout `netns`); returns the layout's
     figures."""
     with _placement(workers, netns) as (cluster, commands):
         load = os.getloadavg()[0]
-        records = _run_tasks(cluster, commands, layout, steps, warmup, env_blas1, tree)
-    return {**_summary(layout, workers, records, load, tree), "netns": netns,
-            "cluster": cluster}
+        records = _run_tasks(cluster, commands, layout, steps, warmup, env_blas1, tree,
+                             backend)
+    return {**_summary(layout, workers, records, load, tree), "backend": backend,
+            "netns": netns, "cluster": cluster}
 
 
 def _run_tasks(cluster: dict, commands: dict, layout: str, steps: int, warmup: int,
-               env_blas1: bool, tree: pathlib.Path) -> list[dict]:
+               env_blas1: bool, tree: pathlib.Path, backend: str) -> list[dict]:
     """Runs the tasks of `cluster` (`commands`: each task's argv prefix) to the end and
     returns the workers' records."""
     workers = len(cluster["worker"])
@@ -389,7 +530,7 @@ def _run_tasks(cluster: dict, commands: dict, layout: str, steps: int, warmup: i
         # NOTE: `ip netns exec` execs the command: the PID is the task's own.
         argv = [*commands[job, index], "--role", job, "--task", str(index), "--cluster",
                 json.dumps(cluster), "--layouts", layout, "--steps", str(steps),
-                "--warmup", str(warmup), *extra]
+                "--warmup", str(warmup), "--backend", backend, *extra]
         return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True,
                                 start_new_session=True)
 
@@ -397,6 +538,7 @@ def _run_tasks(cluster: dict, commands: dict, layout: str, steps: int, warmup: i
     ps = spawn("ps", 0)
     procs = [spawn("worker", i, "--ps-pid", str(ps.pid), "--barrier", barrier)
              for i in range(workers)]
+    pathlib.Path(barrier, "pids").write_text(" ".join(str(p.pid) for p in [ps, *procs]))
     try:
         records = []
         for proc in procs:
@@ -424,6 +566,9 @@ def _summary(layout: str, workers: int, records: list[dict], load: float,
     # Each global step is one worker's step: its CPU weighted by that worker's share.
     worker_cpu = sum(c * r for c, r in zip(cpu, rates)) / sum(rates)
     windows = [r["window_unix"] for r in records]
+    cluster_cpu = [r["cluster_cpu_ms_per_batch"] for r in records
+                   if r.get("cluster_cpu_ms_per_batch") is not None]
+    cluster_cpu_ms = statistics.mean(cluster_cpu) if cluster_cpu else 0.0
     together = min(w[1] for w in windows) - max(w[0] for w in windows)
     span = max(w[1] for w in windows) - min(w[0] for w in windows)
     return {"layout": layout, "workers": workers, "tree": str(tree),
@@ -435,6 +580,9 @@ def _summary(layout: str, workers: int, records: list[dict], load: float,
             "cpu_ms_per_step_by_worker": [round(c, 3) for c in cpu],
             "ps_cpu_ms_per_global_step": round(ps_cpu, 3),
             "total_cpu_ms_per_global_step": round(worker_cpu + ps_cpu, 3),
+            "cluster_cpu_ms_per_batch": round(cluster_cpu_ms, 3),
+            "cpu_bound_batches_per_sec": round(
+                1e3 * len(os.sched_getaffinity(0)) / cluster_cpu_ms, 1) if cluster_cpu_ms else None,
             "test_accuracy_by_worker": [r["test_accuracy"] for r in records],
             "blas_threads_by_worker": [r.get("blas_threads") for r in records],
             "load_avg_1m_before": round(load, 2)}
@@ -442,7 +590,7 @@ def _summary(layout: str, workers: int, records: list[dict], load: float,
 
 def _medians(runs: list[dict]) -> dict:
     keys = ("aggregate_steps_per_sec", "global_steps_per_sec", "overlap",
-            "total_cpu_ms_per_global_step",
+            "total_cpu_ms_per_global_step", "cluster_cpu_ms_per_batch",
             "ps_cpu_ms_per_global_step", "load_avg_1m_before")
     return {k: round(statistics.median(r[k] for r in runs), 3) for k in keys}
 
@@ -459,7 +607,7 @@ def _measure(args: argparse.Namespace) -> dict:
         for layout, w, tree in configs:
             runs[layout, w, tree].append(run_layout(layout, w, args.steps, args.warmup,
                                                     args.env_blas1, pathlib.Path(tree),
-                                                    args.netns))
+                                                    args.netns, args.backend))
     medians = [{"layout": c[0], "workers": c[1], "tree": c[2], **_medians(rs)}
                for c, rs in runs.items()]
     for entry in medians:
@@ -468,7 +616,8 @@ def _measure(args: argparse.Namespace) -> dict:
         if entry["workers"] == 2 and one:
             entry["scaling"] = round(entry["aggregate_steps_per_sec"]
                                      / one[0]["aggregate_steps_per_sec"], 3)
-    return {"cores": len(os.sched_getaffinity(0)), "cross_host": args.netns is not None,
+    return {"backend": args.backend, "cores": len(os.sched_getaffinity(0)),
+            "cross_host": args.netns is not None,
             "netns": args.netns, "env_blas1": args.env_blas1,
             "steps_per_worker": args.steps, "rounds": args.rounds, "medians": medians,
             "results": [r for rs in runs.values() for r in rs]}
@@ -488,6 +637,9 @@ def main() -> None:
     parser.add_argument("--netns", nargs="?", const="per-job", default=None,
                         choices=NETNS_LAYOUTS,
                         help="cross-host: tasks in network namespaces (root; default per-job)")
+    parser.add_argument("--backend", choices=BACKENDS, default="tensorweave",
+                        help="tensorflow: run the tasks under TensorFlow (start this script "
+                        "with that interpreter)")
     parser.add_argument("--role", choices=("ps", "worker"), help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
@@ -495,15 +647,17 @@ def main() -> None:
     parser.add_argument("--barrier", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "ps":
-        import tensorweave as tf
-
+        tf = _import_backend(args.backend)
         tf.train.Server(json.loads(args.cluster), job_name="ps", task_index=args.task).join()
         return
     if args.role == "worker":
         cluster = json.loads(args.cluster)
         probe = _Probe(args.ps_pid, args.barrier, len(cluster["worker"]))
-        record = run_worker(cluster, args.task, args.layouts, args.steps, args.warmup, probe)
+        record = run_worker(cluster, args.task, args.layouts, args.steps, args.warmup, probe,
+                            args.backend)
         print(json.dumps(record), flush=True)
+        if args.backend == "tensorflow":
+            os._exit(0)  # NOTE: TensorFlow's server threads would keep the process alive
         return
     if args.netns is not None:
         from tensorweave.deploy import netns as netns_lib

@@ -2,7 +2,8 @@
 
 scikit-learn's bundled 8x8 handwritten digits (1,797 images, no network access), scaled to
 [0, 1], split 80/20 with a fixed seed (stratified), plus a deterministic minibatch
-iterator.
+iterator. NumPy and scikit-learn only (no tensorweave import), so that a benchmark run
+under TensorFlow (`benchmarks/layouts.py --backend tensorflow`) reads the same data.
 """
 
 from __future__ import annotations
@@ -13,11 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-
-# NOTE: until `tensorweave/kernels/__init__.py` imports them, importing the nn kernel
-# modules here registers the kernels the examples need; afterwards this is a no-op.
-import tensorweave.kernels.nn_conv_kernels  # noqa: F401
-import tensorweave.kernels.nn_kernels  # noqa: F401
 
 NUM_CLASSES = 10
 IMAGE_SIZE = 8

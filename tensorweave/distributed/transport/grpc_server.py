@@ -105,6 +105,12 @@ def wait_for(context: Any, start: Callable[[Any], Any], what: str) -> Any:
     return value
 
 
+def _shm_min_bytes(context: Any) -> int:
+    """The smallest tensor an answer hands over as a /dev/shm file: larger over the
+    step-call socket, where inline bytes cost less than through gRPC."""
+    return shm.MIN_BYTES_STEP_CALL if getattr(context, "step_call", False) else shm.MIN_BYTES
+
+
 class WorkerServicer:
     """Serves a `worker.Worker`.
 
@@ -146,9 +152,11 @@ class WorkerServicer:
         return True
 
     def _add_value(self, step_id: int, key: str, value: Any, use_shm: bool, inline: Any,
-                   files: Any, deferred: Any, dead: Any = None) -> None:
-        """Puts a result into a response: as a /dev/shm file, inline, stashed for a
-        `RecvTensorStream` (its key in `deferred`), or, for a dead value, its key in `dead`.
+                   files: Any, deferred: Any, dead: Any = None,
+                   shm_min_bytes: int = shm.MIN_BYTES) -> None:
+        """Puts a result into a response: as a /dev/shm file (from `shm_min_bytes`, see
+        `_shm_min_bytes`), inline, stashed for a `RecvTensorStream` (its key in
+        `deferred`), or, for a dead value, its key in `dead`.
 
         Raises:
           InternalError: a dead value where the response has no place for one (a fetch).
@@ -158,7 +166,7 @@ class WorkerServicer:
                 raise errors.InternalError(None, None, f"Dead value for fetch {key}")
             dead.append(key)
             return
-        if use_shm and shm.fits(value):
+        if use_shm and shm.fits(value, shm_min_bytes):
             try:
                 files.append(shm.write(key, value, self._outbox, (step_id, key)))
                 return
@@ -237,9 +245,11 @@ class WorkerServicer:
             resp.tensorweave_derived = is_derived(e)
             return resp.SerializeToString()
         use_shm = req.tensorweave_accept_shm and self._shm_allowed()
+        min_bytes = _shm_min_bytes(context)
         for key, value in result.recvs.items():
             self._add_value(req.step_id, key, value, use_shm, resp.recv,
-                            resp.tensorweave_recv_shm, resp.tensorweave_deferred_key)
+                            resp.tensorweave_recv_shm, resp.tensorweave_deferred_key,
+                            shm_min_bytes=min_bytes)
         if result.step_stats is not None:
             resp.step_stats.dev_stats.add().CopyFrom(result.step_stats)
         return resp.SerializeToString()
@@ -275,9 +285,10 @@ class WorkerServicer:
         self._stats.add(sent=nbytes(values))
         resp = transport_pb2.RecvTensorsResponse()
         use_shm = req.accept_shm and self._shm_allowed()
+        min_bytes = _shm_min_bytes(context)
         for key, value in zip(keys, values):
             self._add_value(req.step_id, key, value, use_shm, resp.tensor, resp.shm_tensor,
-                            resp.deferred_key, resp.dead_key)
+                            resp.deferred_key, resp.dead_key, min_bytes)
         return resp.SerializeToString()
 
     def recv_tensor_stream(self, request: bytes, context: Any) -> Iterator[bytes]:

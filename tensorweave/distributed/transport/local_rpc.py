@@ -148,7 +148,10 @@ class _Abort(Exception):
 
 
 class _Context:
-    """The part of `grpc.ServicerContext` the worker handlers use."""
+    """The part of `grpc.ServicerContext` the worker handlers use (`step_call`: tells
+    them the call came over the step-call socket)."""
+
+    step_call = True
 
     def __init__(self, timeout_s: float, stream: StreamConn | None = None):
         self._deadline = time.monotonic() + timeout_s if timeout_s >= 0 else None

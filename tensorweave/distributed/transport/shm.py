@@ -101,6 +101,13 @@ log = logging.getLogger("tensorweave.transport")
 # syscalls). Measured between two processes on a 2-core VM: inline won at 128 KiB (~20%),
 # shm won from 256 KiB (~35%) and by ~3x at 1 MiB.
 MIN_BYTES = 256 << 10
+# NOTE: the same for answers (`RunGraph` fetches, `RecvTensors`) over the step-call socket
+# (`local_rpc`), where an inline byte costs much less than through gRPC. Measured there:
+# a 256 KiB tensor pulled every step (the 256x256 weight and its gradient, between a ps
+# and a worker other than the master in in-graph replication) cost more CPU as a file
+# (create, write, read, rename, reap: system time on both ends) than inline (see
+# docs/scaling.md, "Synchronous layouts"); 512 KiB and up keep the gRPC rule's files.
+MIN_BYTES_STEP_CALL = 512 << 10
 TTL_S = 60.0
 RETRY_AFTER_S = 300.0
 AVAILABLE_TTL_S = 1.0
@@ -120,10 +127,11 @@ _STRING = dtypes.string.as_datatype_enum
 
 
 # ------------------------------------------------------------------ where it applies
-def fits(value: Any) -> bool:
-    """True when `value` (an ndarray) should travel through shared memory if possible."""
+def fits(value: Any, min_bytes: int = MIN_BYTES) -> bool:
+    """True when `value` (an ndarray) should travel through shared memory if possible
+    (`min_bytes`: the path's threshold, `MIN_BYTES` or `MIN_BYTES_STEP_CALL`)."""
     return (type(value) is np.ndarray and value.dtype != object
-            and value.nbytes >= MIN_BYTES)
+            and value.nbytes >= min_bytes)
 
 
 # ------------------------------------------------------------------ files

@@ -248,6 +248,17 @@ def test_fits():
     assert not shm.fits(3.0)
 
 
+def test_answers_over_the_step_call_socket_inline_more():
+    from tensorweave.distributed.transport import local_rpc
+    from tensorweave.distributed.transport.grpc_server import _shm_min_bytes
+
+    assert _shm_min_bytes(local_rpc._Context(-1)) == shm.MIN_BYTES_STEP_CALL
+    assert _shm_min_bytes(object()) == shm.MIN_BYTES  # a gRPC context
+    weight = np.zeros((256, 256), np.float32)  # 256 KiB
+    assert shm.fits(weight) and not shm.fits(weight, shm.MIN_BYTES_STEP_CALL)
+    assert shm.fits(np.zeros(shm.MIN_BYTES_STEP_CALL, np.uint8), shm.MIN_BYTES_STEP_CALL)
+
+
 @pytest.mark.parametrize("address, local", [
     ("localhost:2222", True), ("127.0.0.1:2222", True), ("127.3.4.5:1", True),
     ("[::1]:2222", True), ("::1", True), ("ipv6:[::1]:5", True), ("ipv4:127.0.0.1:5", True),
