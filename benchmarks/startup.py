@@ -19,7 +19,12 @@ and after is printed too. Compile the trees' bytecode first (`make bytecode`, or
 `python -m compileall -q <tree>/tensorweave`): with PYTHONDONTWRITEBYTECODE set, a tree
 without `.pyc` files recompiles every module in every process.
 
-Run: `python benchmarks/startup.py [--trees A B] [--rounds 3] [--reps 5]`.
+With `--instructions`, each tree's `server_ready` is also counted in instructions
+(`server_ready_minstr`, millions, under `valgrind --tool=callgrind` with PYTHONHASHSEED=0
+and one BLAS thread): the same for every run, whatever else loads the machine, so small
+changes show up that wall-clock and CPU time bury (~30-60 s per tree).
+
+Run: `python benchmarks/startup.py [--trees A B] [--rounds 3] [--reps 5] [--instructions]`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -91,6 +97,36 @@ def _server_ready(tree: str, timeout_s: float = 60.0) -> tuple[float, float]:
     return ready, _children_cpu() - cpu0
 
 
+# A one-task server, started as `python -m tensorweave server` does, that exits as soon as
+# it prints its ready line (argv[1]: the port).
+_SERVER_TO_READY = """
+import builtins, os, runpy, sys
+sys.argv = ["tensorweave", "server", "--cluster_spec=worker|localhost:" + sys.argv[1],
+            "--job_name=worker", "--task_index=0"]
+_print = builtins.print
+def _exit_when_ready(*args, **kwargs):
+    _print(*args, **kwargs)
+    if args and str(args[0]).startswith("{"):
+        sys.stdout.flush()
+        os._exit(0)
+builtins.print = _exit_when_ready
+runpy.run_module("tensorweave", run_name="__main__", alter_sys=True)
+"""
+
+
+def _server_instructions(tree: str) -> float:
+    """Millions of instructions a server process runs until it is ready (callgrind)."""
+    env = dict(_env(tree), PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         "-c", _SERVER_TO_READY, str(_free_port())],
+        env=env, cwd=tree, capture_output=True, text=True, timeout=600)
+    m = re.search(r"Collected : (\d+)", out.stderr)
+    if m is None:
+        raise RuntimeError(f"callgrind gave no count for {tree}: {out.stderr[-500:]}")
+    return round(int(m.group(1)) / 1e6, 1)
+
+
 def measure_once(tree: str) -> dict[str, float]:
     """One sample of each workload for `tree`: {name_s: wall seconds, name_cpu_s: CPU}."""
     py = sys.executable
@@ -114,6 +150,8 @@ def main() -> None:
                         help="source trees to compare (default: this checkout)")
     parser.add_argument("--rounds", type=int, default=3, help="alternated rounds")
     parser.add_argument("--reps", type=int, default=5, help="samples per tree and round")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count a server's start-up instructions (valgrind)")
     args = parser.parse_args()
     trees = [os.path.abspath(t) for t in args.trees]
     load_before = os.getloadavg()
@@ -141,6 +179,8 @@ def main() -> None:
             for t in trees
         },
     }
+    for t in trees if args.instructions else ():
+        result["trees"][t]["server_ready_minstr"] = _server_instructions(t)
     print(json.dumps(result, indent=1))
 
 

@@ -68,7 +68,12 @@ class AttrDef:
 
 @dataclasses.dataclass
 class OpDef:
-    """The definition of an op type (TensorFlow's `OpDef` plus a Python shape function)."""
+    """The definition of an op type (TensorFlow's `OpDef` plus a Python shape function).
+
+    `register_op` keeps an op's argument and attr specs and parses them into `inputs`,
+    `outputs` and `attrs` when one of these is first read (`from_specs`): every op is
+    registered at import, few are used by a process.
+    """
 
     name: str
     inputs: list[ArgDef]
@@ -78,6 +83,38 @@ class OpDef:
     shape_fn: Callable[[Any], Sequence[Any]] | None = None
     allows_uninitialized_input: bool = False
     is_commutative: bool = False
+
+    @classmethod
+    def from_specs(
+        cls,
+        name: str,
+        inputs: Sequence[str],
+        outputs: Sequence[str],
+        attrs: Sequence[str],
+        **fields: Any,
+    ) -> OpDef:
+        """The definition with these argument and attr specs (see `register_op`), parsed
+        on first use of `inputs`, `outputs` or `attrs`."""
+        op_def = cls.__new__(cls)
+        op_def.__dict__.update(fields, name=name, _specs=(inputs, outputs, attrs))
+        return op_def
+
+    def __getattr__(self, field: str) -> Any:
+        # NOTE: called only for a missing attribute: the parsed fields of a definition from
+        # `from_specs`, before their first use. Two threads may both parse; either result is
+        # the same definition.
+        specs = self.__dict__.get("_specs")
+        if specs is None or field not in ("inputs", "outputs", "attrs"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {field!r}")
+        input_specs, output_specs, attr_specs = specs
+        attr_defs = {a.name: a for a in (parse_attr(s) for s in attr_specs)}
+        parsed = {
+            "inputs": [parse_arg(s, attr_defs) for s in input_specs],
+            "outputs": [parse_arg(s, attr_defs) for s in output_specs],
+            "attrs": attr_defs,
+        }
+        self.__dict__.update(parsed)
+        return parsed[field]
 
     def output_dtypes(self, attrs: dict[str, Any]) -> list[dtypes.DType]:
         """The flat list of output dtypes for a node with `attrs` (ref types for ref outputs)."""
@@ -254,16 +291,18 @@ def register_op(
     `shape_fn(op)` receives the new `Operation` and returns one shape per output (anything
     `TensorShape()` accepts); it may raise ValueError for statically incompatible inputs.
 
+    The specs are parsed when the definition is first used (`OpDef.from_specs`);
+    `tests/unit/ops/test_registries.py` parses every definition of the package.
+
     Raises:
       KeyError: if `name` is already registered.
-      ValueError: for malformed specs.
+      ValueError: for malformed specs, when the definition is first used.
     """
-    attr_defs = {a.name: a for a in (parse_attr(s) for s in attrs)}
-    op_def = OpDef(
-        name=name,
-        inputs=[parse_arg(s, attr_defs) for s in inputs],
-        outputs=[parse_arg(s, attr_defs) for s in outputs],
-        attrs=attr_defs,
+    op_def = OpDef.from_specs(
+        name,
+        tuple(inputs),
+        tuple(outputs),
+        tuple(attrs),
         is_stateful=is_stateful,
         shape_fn=shape_fn,
         allows_uninitialized_input=allows_uninitialized_input,

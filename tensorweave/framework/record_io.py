@@ -12,7 +12,6 @@ and the `TFRecordReaderV2` kernel.
 from __future__ import annotations
 
 import enum
-import gzip
 import io
 import struct
 import zlib
@@ -151,6 +150,8 @@ class TFRecordWriter:
         except OSError as e:
             raise errors.NotFoundError(None, None, f"{path}; {e.strerror}") from None
         if compression == "GZIP":
+            import gzip  # NOTE: not at the top: few processes write gzip (start-up)
+
             self._out: Any = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=level)
         elif compression == "ZLIB":
             self._out = _ZlibWriter(self._raw, level)
@@ -212,6 +213,8 @@ def read_file_bytes(path: str, compression: Any = None) -> bytes:
         raise errors.NotFoundError(None, None, f"{path}; {e.strerror}") from None
     try:
         if compression == "GZIP":
+            import gzip  # NOTE: not at the top: few processes read gzip (start-up)
+
             return gzip.GzipFile(fileobj=io.BytesIO(raw)).read()
         if compression == "ZLIB":
             return zlib.decompress(raw)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -85,6 +84,8 @@ def atomic_write(path: str, writer: Callable[[str], None]) -> None:
     Raises:
       OSError: from the file system; the temporary file is removed.
     """
+    import uuid  # NOTE: not at the top: only processes that save load it (start-up)
+
     tmp = f"{path}.tmp-{uuid.uuid4().hex}"
     try:
         writer(tmp)

@@ -52,9 +52,12 @@ for _name, _rank, _inverse in (("FFT", 1, False), ("IFFT", 1, True), ("FFT2D", 2
     register_kernel(_name)(_fft(_rank, _inverse))
 
 
-def _fftnd(fn: Any) -> Any:
+def _fftnd(fn_name: str) -> Any:
     def builder(node: KernelNode) -> Any:
         out = node.output_dtypes[0].as_numpy_dtype
+        # NOTE: looked up here, not at import: `np.fft` loads its submodule on first use
+        # (four modules every process paid at start-up).
+        fn = getattr(np.fft, fn_name)
 
         def compute(ctx: Any, x: Any, lengths: Any, axes: Any) -> Any:
             x = np.asarray(x)
@@ -69,7 +72,7 @@ def _fftnd(fn: Any) -> Any:
     return builder
 
 
-register_kernel("FFTND")(_fftnd(np.fft.fftn))
-register_kernel("IFFTND")(_fftnd(np.fft.ifftn))
-register_kernel("RFFTND")(_fftnd(np.fft.rfftn))
-register_kernel("IRFFTND")(_fftnd(np.fft.irfftn))
+register_kernel("FFTND")(_fftnd("fftn"))
+register_kernel("IFFTND")(_fftnd("ifftn"))
+register_kernel("RFFTND")(_fftnd("rfftn"))
+register_kernel("IRFFTND")(_fftnd("irfftn"))

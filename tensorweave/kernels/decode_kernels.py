@@ -5,8 +5,6 @@
 from __future__ import annotations
 
 import base64
-import glob
-import gzip
 import zlib
 from typing import Any
 
@@ -182,6 +180,8 @@ def _decode_compressed(node: KernelNode) -> Any:
     def inflate(data: bytes) -> bytes:
         try:
             if kind == "GZIP":
+                import gzip  # NOTE: not at the top: few processes decode gzip (start-up)
+
                 return gzip.decompress(data)
             if kind == "ZLIB":
                 return zlib.decompress(data)
@@ -285,6 +285,8 @@ def _matching_files(node: KernelNode) -> Any:
     def compute(ctx: Any, pattern: Any) -> Any:
         found: list[bytes] = []
         what = f"{node.op} (node {node.name})"
+        import glob  # NOTE: not at the top: few processes list files (start-up)
+
         for p in _strings(pattern).reshape(-1):
             # security: the pattern and every match must lie in the file sandbox
             matches = sorted(glob.glob(ctx.checked_path(what, bytes(p).decode())))

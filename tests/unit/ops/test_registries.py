@@ -104,3 +104,45 @@ def test_import_tensorweave_alone_registers_everything(fresh):
     assert _ours(op_def_registry) == fresh["ops"]
     assert _ours(o for o in op_def_registry if has_kernel(o, "CPU")) == fresh["kernels"]
     assert _ours(gradient_registry) == fresh["grads"]
+
+
+def test_every_op_definition_parses():
+    # `register_op` parses specs on first use; every definition of the package must parse
+    # and agree with its proto form (the check `register_op` made at import before).
+    for name in sorted(_ours(op_def_registry)):
+        op_def = op_def_registry.lookup(name)
+        assert op_def.to_proto().name == name
+        assert all(a.type_attr is None or a.type_attr in op_def.attrs
+                   for a in op_def.inputs + op_def.outputs), name
+
+
+def test_definition_from_specs_equals_the_parsed_one():
+    from tensorweave.framework.op_def import OpDef, parse_arg, parse_attr
+
+    attrs = ["T: {float, double} = DT_FLOAT", "N: int >= 1", "keep: bool = false"]
+    lazy = OpDef.from_specs("_TestSpecs", ("x: N * T", "r: Ref(T)"), ("y: T",), tuple(attrs))
+    attr_defs = {a.name: a for a in map(parse_attr, attrs)}
+    eager = OpDef("_TestSpecs", [parse_arg("x: N * T", attr_defs),
+                                 parse_arg("r: Ref(T)", attr_defs)],
+                  [parse_arg("y: T", attr_defs)], attr_defs)
+    assert lazy == eager
+    assert lazy.input_dtypes({"T": tensorweave.float64, "N": 2}) == [
+        tensorweave.float64, tensorweave.float64, tensorweave.float64._as_ref]
+    with pytest.raises(AttributeError):
+        lazy.no_such_field  # noqa: B018
+    bad = OpDef.from_specs("_TestBad", ("x: T",), (), ())
+    with pytest.raises(ValueError, match="Unknown type 'T'"):
+        bad.inputs  # noqa: B018
+
+
+def test_import_leaves_the_cyclic_collector_as_it_was():
+    # `import tensorweave` pauses the collector while it registers everything (start-up).
+    # (That a fresh process knows every op, kernel and gradient is checked above and, with
+    # an imported training graph and a bare server, in
+    # tests/multiprocess/framework/test_every_op_registered.py.)
+    code = ("import gc, sys; gc.disable() if sys.argv[1] == 'off' else None; "
+            "import tensorweave; print(gc.isenabled())")
+    for state, expected in (("on", "True"), ("off", "False")):
+        out = subprocess.run([sys.executable, "-c", code, state], capture_output=True,
+                             text=True, timeout=120, check=True)
+        assert out.stdout.strip() == expected
