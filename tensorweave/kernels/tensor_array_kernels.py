@@ -64,9 +64,8 @@ class TensorArray:
                 raise _invalid(f"Tried to write to index {index} but array is not resizeable "
                                f"and size is: {len(self.items)}")
             self.items.extend([None] * (index + 1 - len(self.items)))
-        if self._known_shape is self.element_shape and value.shape == self._known_dims:
-            pass  # NOTE: equal to the fully defined element shape: merging keeps it
-        else:
+        # NOTE: a value of the fully defined element shape leaves it as it is: no merge.
+        if self._known_shape is not self.element_shape or value.shape != self._known_dims:
             self._merge_shape(index, value, check_shape)
         old = self.items[index]
         if old is not None:

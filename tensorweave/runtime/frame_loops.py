@@ -31,7 +31,7 @@ from tensorweave.runtime.frame_nodes import (
     TRIGGER,
     FrameNode,
 )
-from tensorweave.runtime.plan_entry import read, wrap_error
+from tensorweave.runtime.plan_entry import assignment, raising_line, read, wrap_error
 
 _OK_KINDS = (NORMAL, CONST, PASS)
 
@@ -75,8 +75,7 @@ class CompiledLoop:
                 outs = [f"s{out + j}" for j in range(nout if fn is not None else 1)]
                 for j, o in enumerate(outs):
                     name[out + j] = o
-                target = f"{', '.join(outs)}{',' if len(outs) > 1 else ''} = " if outs else ""
-                lines.append(f"{indent}{target}{call}")
+                lines.append(f"{indent}{assignment(outs, call)}")
                 self._line_spec[len(lines)] = spec
 
         emit(const_ops, "    ")
@@ -110,18 +109,11 @@ class CompiledLoop:
         try:
             outs = self._fn(ctx, vals, _check)
         except Exception as e:
-            spec = self._failed_spec(e)
+            spec = self._line_spec.get(raising_line(e, self._fn.__code__))
             if spec is None:
                 raise  # NOTE: the step's cancellation or deadline (`_check`)
             raise wrap_error(e, spec) from e
         return dict(zip(self.exit_slots, outs, strict=True))
-
-    def _failed_spec(self, e: BaseException) -> Any:
-        code = self._fn.__code__
-        tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code is not code:
-            tb = tb.tb_next
-        return self._line_spec.get(tb.tb_lineno) if tb is not None else None
 
 
 def _check(ctx: Any) -> None:

@@ -70,6 +70,23 @@ def read_expr(expr: str, ref_slots: set[int]) -> str:
     return expr
 
 
+def assignment(outs: list[str], call: str) -> str:
+    """The generated-code statement binding `call`'s results to the names `outs` (a bare
+    call without any; a one-element tuple target for a single-output list)."""
+    if not outs:
+        return call
+    return f"{', '.join(outs)}{',' if len(outs) > 1 else ''} = {call}"
+
+
+def raising_line(e: BaseException, code: Any) -> int | None:
+    """The line of generated function `code` (a code object) that `e` passed through,
+    or None when `e` was raised before entering it or outside it."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not code:
+        tb = tb.tb_next
+    return tb.tb_lineno if tb is not None else None
+
+
 def wrap_error(e: BaseException, node: NodeSpec | None) -> errors.OpError:
     """`e` as an `OpError` naming `node` (NumPy's ValueError & co. become
     InvalidArgumentError, MemoryError ResourceExhaustedError, others UnknownError)."""

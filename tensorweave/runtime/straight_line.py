@@ -15,7 +15,15 @@ from tensorweave.framework.file_sandbox import NO_FILES
 from tensorweave.framework.resource_mgr import ResourceMgr, freeze
 from tensorweave.kernels.context import StepContext
 from tensorweave.runtime.node_spec import NodeSpec
-from tensorweave.runtime.plan_entry import Done, Entry, read, read_expr, wrap_error
+from tensorweave.runtime.plan_entry import (
+    Done,
+    Entry,
+    assignment,
+    raising_line,
+    read,
+    read_expr,
+    wrap_error,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,10 +151,7 @@ class StraightLine:
             else:
                 call = f"k{i}(" + ", ".join(["ctx", *args]) + ")"
             outs = [target(e.out + j) for j in range(e.nout)]
-            if not outs or outs == ["_"]:
-                lines.append(f"    {call}")
-            else:
-                lines.append(f"    {', '.join(outs)}{',' if len(outs) > 1 else ''} = {call}")
+            lines.append(f"    {assignment([] if outs == ['_'] else outs, call)}")
             self._line_entry[len(lines)] = e
             if frees[n]:
                 lines.append(f"    del {', '.join(sorted(frees[n]))}")
@@ -211,11 +216,7 @@ class StraightLine:
                 recvs.close()
 
     def _failed_node(self, e: BaseException) -> NodeSpec | None:
-        code = self._fn.__code__
-        tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code is not code:
-            tb = tb.tb_next
-        entry = self._line_entry.get(tb.tb_lineno) if tb is not None else None
+        entry = self._line_entry.get(raising_line(e, self._fn.__code__))
         return entry.node if entry is not None else None
 
 
