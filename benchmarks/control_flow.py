@@ -12,10 +12,18 @@
   `tf_keras` package installed beside TensorFlow, `--with-tensorflow` also measures TF's
   `dynamic_rnn` (it sets `TF_USE_LEGACY_KERAS=1`, which brings the TF1 cells back).
 
+* `numpy_floor_lstm_steps_per_sec`: the same training step written by hand in NumPy (the
+  LSTM's forward and backward over the 28 steps, the dense layer, softmax cross-entropy,
+  Adam; the same 84 matmuls; about 25 NumPy calls per time step where the graph has ~90
+  kernels): no graph, no executor. It bounds what any runtime whose kernels are NumPy
+  calls can reach on this machine; `dynamic_rnn_lstm_steps_per_sec` is measured against
+  it and against TensorFlow.
+
 `--backend tensorflow` runs the same code under a real TensorFlow (start this script with
 that interpreter, e.g. `/path/to/tf/bin/python benchmarks/control_flow.py --backend
 tensorflow`; TF 1.x control flow, `compat.v1` graph mode). `--with-tensorflow PYTHON` runs
-both and prints both. BLAS runs single-threaded (`--blas-threads`, 0: library default).
+both and prints both. BLAS keeps the library's default pool, as a user's program gets it
+(both cores here, like TensorFlow's intra-op pool); `--blas-threads N` limits it to N.
 
 Run: `python benchmarks/control_flow.py [--loops 20] [--steps 50]`.
 """
@@ -114,6 +122,78 @@ def bench_lstm(tf: Any, steps: int, manual: bool) -> float:
             return steps / (time.perf_counter() - t0)
 
 
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+class _NumpyLstmStep:
+    """One hand-written training step of the `bench_lstm` model (BasicLSTMCell gate
+    order i, j, f, o with forget bias 1.0; Adam as `tf.train.AdamOptimizer(1e-3)`)."""
+
+    def __init__(self, rng: np.random.Generator):
+        f32 = np.float32
+        self.params = [(rng.standard_normal((FEATURES + UNITS, 4 * UNITS)) * 0.05).astype(f32),
+                       np.zeros(4 * UNITS, f32),
+                       (rng.standard_normal((UNITS, CLASSES)) * 0.1).astype(f32),
+                       np.zeros(CLASSES, f32)]
+        self.m = [np.zeros_like(p) for p in self.params]
+        self.v = [np.zeros_like(p) for p in self.params]
+        self.t = 0
+
+    def __call__(self, xs: np.ndarray, ys: np.ndarray) -> float:
+        kernel, bias, w, b = self.params
+        x = xs.transpose(1, 0, 2)
+        h = np.zeros((BATCH, UNITS), np.float32)
+        c = np.zeros_like(h)
+        tape = []
+        for t in range(STEPS):
+            xh = np.concatenate([x[t], h], 1)
+            i, j, f, o = np.split(xh @ kernel + bias, 4, 1)
+            i, j, f, o = _sigmoid(i), np.tanh(j), _sigmoid(f + 1.0), _sigmoid(o)
+            c_next = c * f + i * j
+            tanh_c = np.tanh(c_next)
+            tape.append((xh, c, i, j, f, o, tanh_c))
+            c, h = c_next, tanh_c * o
+        logits = h @ w + b
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        loss = float(-np.log(p[np.arange(BATCH), ys]).mean())
+        p[np.arange(BATCH), ys] -= 1.0
+        dlogits = p / BATCH
+        grads = [np.zeros_like(kernel), np.zeros_like(bias), h.T @ dlogits, dlogits.sum(0)]
+        dh, dc = dlogits @ w.T, np.zeros_like(h)
+        for xh, c_prev, i, j, f, o, tanh_c in reversed(tape):
+            dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
+            dgates = np.concatenate([dc * j * i * (1.0 - i), dc * i * (1.0 - j * j),
+                                     dc * c_prev * f * (1.0 - f),
+                                     dh * tanh_c * o * (1.0 - o)], 1)
+            dc = dc * f
+            grads[0] += xh.T @ dgates
+            grads[1] += dgates.sum(0)
+            dh = (dgates @ kernel.T)[:, FEATURES:]
+        self.t += 1
+        lr = 1e-3 * np.sqrt(1 - 0.999 ** self.t) / (1 - 0.9 ** self.t)
+        for param, grad, m, v in zip(self.params, grads, self.m, self.v):
+            m += 0.1 * (grad - m)
+            v += 0.001 * (grad * grad - v)
+            param -= lr * m / (np.sqrt(v) + 1e-8)
+        return loss
+
+
+def bench_numpy_floor(steps: int) -> float:
+    """Training steps/s of `_NumpyLstmStep` (after 3 warm-up steps)."""
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((BATCH, STEPS, FEATURES)).astype(np.float32)
+    ys = rng.integers(0, CLASSES, BATCH)
+    step = _NumpyLstmStep(rng)
+    for _ in range(3):
+        step(xs, ys)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step(xs, ys)
+    return steps / (time.perf_counter() - t0)
+
+
 def _has_basic_lstm_cell(tf: Any) -> bool:
     """Whether TensorFlow has its TF1 cells: Keras 3 dropped them; with the `tf_keras`
     package installed and `TF_USE_LEGACY_KERAS=1` (set for the `--with-tensorflow` run),
@@ -141,6 +221,8 @@ def run(backend: str, loops: int, steps: int, blas_threads: int) -> dict[str, An
         }
         if backend == "tensorweave" or _has_basic_lstm_cell(tf):
             out["dynamic_rnn_lstm_steps_per_sec"] = round(bench_lstm(tf, steps, False), 2)
+        if backend == "tensorweave":
+            out["numpy_floor_lstm_steps_per_sec"] = round(bench_numpy_floor(steps), 2)
     finally:
         if limit is not None:
             limit.restore_original_limits()
@@ -156,7 +238,8 @@ def main() -> None:
                         help="also run under this Python (with tensorflow installed)")
     parser.add_argument("--loops", type=int, default=20)
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--blas-threads", type=int, default=1)
+    parser.add_argument("--blas-threads", type=int, default=0,
+                        help="BLAS threads of tensorweave's kernels (0: library default)")
     args = parser.parse_args()
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                           "load_average": [round(v, 2) for v in os.getloadavg()]},
