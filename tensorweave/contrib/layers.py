@@ -1,7 +1,8 @@
 """`tf.contrib.layers`: the TF 1.x contrib layer helpers most graph-mode programs use
-(`flatten`, `fully_connected`, the Xavier / variance-scaling initializers, the l1/l2
-regularizers), as in TF 1.15's `contrib/layers/python/layers/{layers,initializers,
-regularizers}.py`.
+(`flatten`, `fully_connected`, `dropout`, `batch_norm`, the Xavier / variance-scaling
+initializers, the l1/l2 regularizers), as in TF 1.15's
+`contrib/layers/python/layers/{layers,initializers,regularizers}.py`. The layer functions
+take their defaults from `tf.contrib.framework.arg_scope`.
 """
 
 from __future__ import annotations
@@ -10,22 +11,29 @@ import math
 import numbers
 from typing import Any
 
+from tensorweave.contrib.framework import add_arg_scope
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import (
+    array_ops,
     cwise_binary_ops,
     cwise_unary_ops,
     init_ops,
+    layers_core,
     layers_impl,
+    layers_normalization,
     matmul_ops,
+    nn_norm_ops,
     nn_ops,
     random_ops,
     reduction_ops,
+    smart_cond,
 )
 from tensorweave.ops import variable_scope as vs
 from tensorweave.ops.variables import GraphKeys
+from tensorweave.training import moving_averages
 
 _MODES = ("FAN_IN", "FAN_OUT", "FAN_AVG")
 _ZEROS = init_ops.Zeros()
@@ -142,6 +150,7 @@ def l1_regularizer(scale: float, scope: str | None = None) -> Any:
     return l1
 
 
+@add_arg_scope
 def flatten(inputs: Any, outputs_collections: Any = None, scope: str | None = None) -> Tensor:
     """`[batch, ...]` -> `[batch, k]` in name scope `Flatten` (`tf.contrib.layers.flatten`).
 
@@ -174,6 +183,7 @@ def _variable_collections(collections: Any, name: str) -> list[str] | None:
     return [GraphKeys.GLOBAL_VARIABLES, *extra]
 
 
+@add_arg_scope
 def fully_connected(inputs: Any, num_outputs: int, activation_fn: Any = nn_ops.relu,
                     normalizer_fn: Any = None, normalizer_params: Any = None,
                     weights_initializer: Any = None, weights_regularizer: Any = None,
@@ -243,7 +253,235 @@ def fully_connected(inputs: Any, num_outputs: int, activation_fn: Any = nn_ops.r
     return outputs
 
 
+@add_arg_scope
+def dropout(inputs: Any, keep_prob: Any = 0.5, noise_shape: Any = None, is_training: Any = True,
+            outputs_collections: Any = None, scope: str | None = None,
+            seed: int | None = None) -> Tensor:
+    """Dropout with keep probability `keep_prob` while training (`tf.contrib.layers.dropout`).
+
+    A `tf.layers.Dropout(rate=1 - keep_prob)` layer in variable scope `Dropout`: kept
+    entries are scaled by `1 / keep_prob`; with `is_training` False the input passes
+    unchanged.
+
+    Args:
+      inputs: float Tensor.
+      keep_prob: float scalar (or scalar Tensor) in (0, 1].
+      noise_shape: int32 shape of the keep/drop mask (broadcast over `inputs`).
+      is_training: Python bool or bool scalar Tensor (a Tensor builds a `tf.cond`).
+      outputs_collections: collections the output is added to.
+      scope: variable scope.
+      seed: op-level random seed.
+
+    Returns:
+      The Tensor of `inputs`' shape and dtype.
+    """
+    with vs.variable_scope(scope, "Dropout", [inputs]) as sc:
+        inputs = convert_to_tensor(inputs)
+        layer = layers_core.Dropout(rate=1 - keep_prob, noise_shape=noise_shape, seed=seed,
+                                    name=sc.name, _scope=sc)
+        outputs = layer.apply(inputs, training=is_training)
+    _collect(outputs_collections, outputs)
+    return outputs
+
+
+def _model_variable_getter(getter: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    # TF's contrib layers create model variables (`tf.contrib.framework.model_variable`).
+    extra = [c for c in kwargs.get("collections") or [] if c != GraphKeys.GLOBAL_VARIABLES]
+    kwargs["collections"] = [*extra, GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES]
+    return getter(name, *args, **kwargs)
+
+
+def _param_initializers(params: Any) -> dict[str, Any]:
+    params = params or {}
+    return {k: params.get(k, init) for k, init in (
+        ("beta", _ZEROS), ("gamma", init_ops.Ones()), ("moving_mean", _ZEROS),
+        ("moving_variance", init_ops.Ones()))}
+
+
+def _fused_batch_norm(inputs: Tensor, decay: Any, center: bool, scale: bool, epsilon: float,
+                      param_initializers: Any, param_regularizers: Any,
+                      updates_collections: Any, is_training: Any,
+                      variables_collections: Any, trainable: bool, data_format: str,
+                      zero_debias_moving_mean: bool) -> Tensor:
+    """TF's `_fused_batch_norm`: rank 2 or 4 inputs through `FusedBatchNormV3`."""
+    original_shape = inputs.shape
+    if original_shape.ndims == 2:
+        channels = original_shape.dims[-1].value
+        if channels is None:
+            raise ValueError("`C` dimension must be known but is None")
+        new_shape = [-1, channels, 1, 1] if data_format == "NCHW" else [-1, 1, 1, channels]
+        x = array_ops.reshape(inputs, new_shape)
+    else:
+        x = inputs
+    params_shape = x.shape[1:2] if data_format == "NCHW" else x.shape[-1:]
+    if not params_shape.is_fully_defined():
+        raise ValueError(f"Inputs {inputs.name} has undefined `C` dimension {params_shape}.")
+    inits = _param_initializers(param_initializers)
+    regs = param_regularizers or {}
+
+    def param(name: str, train: bool) -> Any:
+        return vs.get_variable(
+            name, params_shape, dtypes.float32, initializer=inits[name],
+            regularizer=regs.get(name), trainable=train and trainable,
+            collections=_variable_collections(variables_collections, name))
+
+    beta = param("beta", True) if center else array_ops.zeros(params_shape, dtypes.float32)
+    gamma = param("gamma", True) if scale else array_ops.ones(params_shape, dtypes.float32)
+    moving_mean, moving_variance = param("moving_mean", False), param("moving_variance", False)
+    outputs, mean, variance = smart_cond.smart_cond(
+        is_training,
+        lambda: nn_norm_ops.fused_batch_norm(x, gamma, beta, epsilon=epsilon,
+                                             data_format=data_format),
+        lambda: nn_norm_ops.fused_batch_norm(x, gamma, beta, mean=moving_mean,
+                                             variance=moving_variance, epsilon=epsilon,
+                                             is_training=False, data_format=data_format))
+
+    def updates() -> tuple[Tensor, Tensor]:
+        return (moving_averages.assign_moving_average(moving_mean, mean, decay,
+                                                      zero_debias=zero_debias_moving_mean),
+                moving_averages.assign_moving_average(moving_variance, variance, decay,
+                                                      zero_debias=False))
+
+    if smart_cond.smart_constant_value(is_training) is not False:
+        if updates_collections is None:
+            def forced() -> Tensor:
+                with graph_mod.control_dependencies(list(updates())):
+                    return array_ops.identity(outputs)
+
+            outputs = smart_cond.smart_cond(is_training, forced, lambda: outputs)
+        else:
+            update_ops = smart_cond.smart_cond(is_training, updates,
+                                               lambda: (moving_mean, moving_variance))
+            for key in [updates_collections] if isinstance(updates_collections, str) \
+                    else updates_collections:
+                for op in update_ops:
+                    graph_mod.get_default_graph().add_to_collection(key, op)
+    outputs.set_shape(x.shape)
+    if original_shape.ndims == 2:
+        outputs = array_ops.reshape(outputs, array_ops.shape(inputs))
+        outputs.set_shape(original_shape)
+    return outputs
+
+
+def _layer_batch_norm(inputs: Tensor, sc: Any, decay: Any, center: bool, scale: bool,
+                      epsilon: float, param_initializers: Any, param_regularizers: Any,
+                      is_training: Any, reuse: Any, variables_collections: Any,
+                      trainable: bool, fused: bool, data_format: str) -> Tensor:
+    """The `tf.layers.BatchNormalization` path (updates in `GraphKeys.UPDATE_OPS`)."""
+    inits = _param_initializers(param_initializers)
+    regs = param_regularizers or {}
+    layer = layers_normalization.BatchNormalization(
+        axis=1 if data_format == "NCHW" else -1, momentum=decay, epsilon=epsilon,
+        center=center, scale=scale, beta_initializer=inits["beta"],
+        gamma_initializer=inits["gamma"], moving_mean_initializer=inits["moving_mean"],
+        moving_variance_initializer=inits["moving_variance"],
+        beta_regularizer=regs.get("beta"), gamma_regularizer=regs.get("gamma"),
+        trainable=trainable, name=sc.name, _scope=sc, _reuse=reuse,
+        fused=None if fused else False)  # None: fused where the layer can be, as TF's v1 layer
+    outputs = layer.apply(inputs, training=is_training)
+    for name in ("moving_mean", "moving_variance", "beta", "gamma"):
+        variable = getattr(layer, name)
+        extra = _variable_collections(variables_collections, name)
+        if variable is not None and extra:
+            for key in extra[1:]:
+                graph_mod.get_default_graph().add_to_collection(key, variable)
+    return outputs
+
+
+@add_arg_scope
+def batch_norm(inputs: Any, decay: Any = 0.999, center: bool = True, scale: bool = False,
+               epsilon: float = 0.001, activation_fn: Any = None, param_initializers: Any = None,
+               param_regularizers: Any = None, updates_collections: Any = GraphKeys.UPDATE_OPS,
+               is_training: Any = True, reuse: Any = None, variables_collections: Any = None,
+               outputs_collections: Any = None, trainable: bool = True,
+               batch_weights: Any = None, fused: Any = None, data_format: str = "NHWC",
+               zero_debias_moving_mean: bool = False, scope: str | None = None,
+               renorm: bool = False, renorm_clipping: Any = None, renorm_decay: float = 0.99,
+               adjustment: Any = None) -> Tensor:
+    """Batch normalization over all axes but the channel one (`tf.contrib.layers.batch_norm`).
+
+    Variables in scope `BatchNorm`: `beta` (if `center`), `gamma` (if `scale`),
+    `moving_mean` and `moving_variance` (float32 `[channels]`, not trainable, also in
+    `MODEL_VARIABLES`). Training normalizes with the batch statistics and updates
+    `moving -= (1 - decay) * (moving - batch)` (the batch variance unbiased, as
+    `FusedBatchNormV3` gives it); the update ops go to `updates_collections`, or with
+    `updates_collections=None` run before the output is returned (control dependencies).
+    Inference uses the moving statistics. As in TF 1.15: rank 2 inputs, or rank 4 with
+    `updates_collections` other than `UPDATE_OPS` or with `zero_debias_moving_mean`, use
+    the fused path (rank 2 reshaped to `[-1, 1, 1, C]`); the rest uses
+    `tf.layers.BatchNormalization`.
+
+    Args:
+      inputs: float Tensor `[batch, ..., channels]` (NHWC) or `[batch, channels, ...]`.
+      decay: moving-average decay.
+      center: add the `beta` offset.
+      scale: multiply by `gamma`.
+      epsilon: added to the variance.
+      activation_fn: applied to the output (None: linear).
+      param_initializers: dict of initializers keyed by the variable names.
+      param_regularizers: dict of regularizers for "beta" and "gamma".
+      updates_collections: collections of the moving-average updates (None: in place).
+      is_training: Python bool or bool scalar Tensor (a Tensor builds `tf.cond`s).
+      reuse: reuse the scope's variables.
+      variables_collections: extra collections (a list, or a dict keyed by variable name).
+      outputs_collections: collections the output is added to.
+      trainable: whether `beta`/`gamma` are trainable.
+      batch_weights: per-example weights (not supported).
+      fused: use the fused kernel when possible (None: True).
+      data_format: "NHWC" or "NCHW".
+      zero_debias_moving_mean: zero-debias the moving mean (fused path).
+      scope: variable scope.
+      renorm: batch renormalization (not supported).
+      renorm_clipping: see `renorm`.
+      renorm_decay: see `renorm`.
+      adjustment: a normalization adjustment function (not supported).
+
+    Returns:
+      The normalized Tensor of `inputs`' shape.
+
+    Raises:
+      ValueError: `data_format` is not NHWC/NCHW, or the rank or channel size is unknown.
+      NotImplementedError: `batch_weights`, `renorm`, `adjustment`, or a case TF leaves
+        to its unfused legacy implementation (rank other than 2/4 or `fused=False` with
+        non-default `updates_collections` or `zero_debias_moving_mean`).
+    """
+    del renorm_clipping, renorm_decay
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    if batch_weights is not None or renorm or adjustment is not None:
+        raise NotImplementedError(
+            "tf.contrib.layers.batch_norm with batch_weights, renorm or adjustment")
+    inputs = convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+    custom_updates = updates_collections is not GraphKeys.UPDATE_OPS
+    use_fused = fused is not False and rank in (2, 4) and (
+        zero_debias_moving_mean or rank == 2 or custom_updates)
+    if not use_fused and (custom_updates or zero_debias_moving_mean):
+        raise NotImplementedError(
+            "tf.contrib.layers.batch_norm's unfused legacy path (non-default "
+            "updates_collections or zero_debias_moving_mean with fused=False or a rank other "
+            "than 2 and 4)")
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse,
+                           custom_getter=_model_variable_getter) as sc:
+        if use_fused:
+            outputs = _fused_batch_norm(
+                inputs, decay, center, scale, epsilon, param_initializers, param_regularizers,
+                updates_collections, is_training, variables_collections, trainable,
+                data_format, zero_debias_moving_mean)
+        else:
+            outputs = _layer_batch_norm(
+                inputs, sc, decay, center, scale, epsilon, param_initializers,
+                param_regularizers, is_training, reuse, variables_collections, trainable,
+                fused is not False, data_format)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+    _collect(outputs_collections, outputs)
+    return outputs
+
+
 __all__ = [
-    "flatten", "fully_connected", "l1_regularizer", "l2_regularizer",
+    "batch_norm", "dropout", "flatten", "fully_connected", "l1_regularizer", "l2_regularizer",
     "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
 ]

@@ -138,11 +138,13 @@ def softmax_cross_entropy_with_logits_v2(
     """Softmax cross-entropy between `logits` and a distribution `labels` (TF 1.x `_v2`).
 
     Gradients flow into both `labels` and `logits`. Inputs of rank other than 2 are
-    flattened to `[-1, classes]` around a `SoftmaxCrossEntropyWithLogits` op; half inputs
-    are computed in float32.
+    flattened to `[-1, classes]` around a `SoftmaxCrossEntropyWithLogits` op, each on its
+    own as TensorFlow does (so `[1, batch, classes]` labels go with `[batch, classes]`
+    logits); half inputs are computed in float32.
 
     Args:
-      labels: `T`, the shape of `logits`; each row a probability distribution.
+      labels: `T`, the shape of `logits` (or one that flattens to the same rows); each row
+        a probability distribution.
       logits: half/float32/float64 Tensor of unscaled log probabilities.
       axis: the class dimension (default -1).
       name: name scope and op name (default "softmax_cross_entropy_with_logits").
@@ -163,6 +165,10 @@ def softmax_cross_entropy_with_logits_v2(
         shape = logits.shape
         if axis != -1 and not (shape.ndims is not None and axis == shape.ndims - 1):
             precise, labels = _move_axis_to_end(precise, axis), _move_axis_to_end(labels, axis)
+        if labels.shape.ndims != 2:
+            # TF flattens labels on their own: `[1, batch, classes]` labels meet
+            # `[batch, classes]` logits (the op then checks the row counts).
+            labels = _flatten_outer_dims(labels)
         if precise.shape.ndims == 2:
             cost = apply_op("SoftmaxCrossEntropyWithLogits", features=precise, labels=labels,
                             name=scope)[0]  # fmt: skip
@@ -171,7 +177,7 @@ def softmax_cross_entropy_with_logits_v2(
             cost = apply_op(
                 "SoftmaxCrossEntropyWithLogits",
                 features=_flatten_outer_dims(precise),
-                labels=_flatten_outer_dims(labels),
+                labels=labels,
                 name=scope,
             )[0]
             cost = array_ops.reshape(cost, input_shape[:-1])

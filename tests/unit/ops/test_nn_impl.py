@@ -87,6 +87,28 @@ def test_softmax_cross_entropy_axis_and_rank3():
     np.testing.assert_allclose(_run(y3), -(labels_last * _log_softmax(logits)).sum(-1))
 
 
+def test_softmax_cross_entropy_flattens_labels_of_another_rank():
+    # TF flattens labels and logits each to [-1, classes]: [1, batch, classes] labels
+    # (a list wrapped around a one-hot tensor) pair with [batch, classes] logits.
+    logits_v = np.random.default_rng(2).normal(size=(3, 4)).astype(np.float32)
+    labels_v = np.eye(4, dtype=np.float32)[[2, 0, 3]]
+    logits = tf.placeholder(tf.float32, [None, 4])
+    one_hot = tf.placeholder(tf.float32, [None, 4])
+    v1 = nn.softmax_cross_entropy_with_logits(labels=[one_hot], logits=logits)
+    v2 = nn.softmax_cross_entropy_with_logits_v2(labels=tf.stop_gradient([one_hot]), logits=logits)
+    assert v1.shape.as_list() == [None] and v2.shape.as_list() == [None]
+    (g_logits,) = tf.gradients(tf.reduce_sum(v2), [logits])
+    out1, out2, g = _run([v1, v2, g_logits], {logits: logits_v, one_hot: labels_v})
+    expected = -(labels_v * _log_softmax(logits_v)).sum(-1)
+    np.testing.assert_allclose(out1, expected, rtol=1e-6)
+    np.testing.assert_allclose(out2, expected, rtol=1e-6)
+    np.testing.assert_allclose(g, np.exp(_log_softmax(logits_v)) - labels_v, rtol=1e-5, atol=1e-7)
+    rank3 = nn.softmax_cross_entropy_with_logits_v2(labels=labels_v.reshape(1, 3, 4),
+                                                    logits=logits_v.reshape(3, 1, 4))
+    assert rank3.shape.as_list() == [3, 1]
+    np.testing.assert_allclose(_run(rank3), expected.reshape(3, 1), rtol=1e-6)
+
+
 def test_softmax_cross_entropy_half_is_computed_in_float32():
     logits = np.array([[1.0, 2.0]], np.float16)
     y = nn.softmax_cross_entropy_with_logits_v2(labels=[[0.0, 1.0]], logits=logits)
