@@ -45,6 +45,16 @@ def _all_saveable_objects(scope: str | None = None) -> list[Any]:
     )
 
 
+def _restore_error(err: errors.OpError, cause: str) -> errors.OpError:
+    """`err` (same class, node and op) with a first paragraph naming the likely cause."""
+    return type(err)(
+        err.node_def, err.op,
+        f"Restoring from checkpoint failed, most likely because {cause}. Was the graph "
+        f"changed since the checkpoint was written?\n\nThe restore op's error:\n\n"
+        f"{err.message}",
+    )
+
+
 def _is_empty(var_list: Any) -> bool:
     return isinstance(var_list, list | tuple | set | dict) and not var_list
 
@@ -372,9 +382,11 @@ class Saver:
           ValueError: if `save_path` is None.
           errors.NotFoundError: if the checkpoint does not exist ("Failed to find any
             matching files for <save_path>") or lacks a variable ("Key <name> not found in
-            checkpoint").
+            checkpoint", after a first paragraph saying that the graph's variable names
+            differ from the checkpoint's, as TF 1.15 adds).
           errors.InvalidArgumentError: for a dtype or shape mismatch (naming the key and
-            both shapes).
+            both shapes, after a first paragraph saying the graph differs from the one
+            the checkpoint was written from, as TF 1.15 adds).
           errors.DataLossError: for corrupt or truncated checkpoint files.
         """
         if self._is_empty:
@@ -382,10 +394,19 @@ class Saver:
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         _log.info("Restoring parameters from %s", save_path)
-        sess.run(
-            self.saver_def.restore_op_name,
-            {self.saver_def.filename_tensor_name: os.fspath(save_path)},
-        )
+        try:
+            sess.run(
+                self.saver_def.restore_op_name,
+                {self.saver_def.filename_tensor_name: os.fspath(save_path)},
+            )
+        except errors.NotFoundError as e:
+            if not checkpoint_exists(os.fspath(save_path)):
+                raise  # the files are missing; the kernel's message says so
+            raise _restore_error(e, "a variable of this graph has a name (checkpoint key) "
+                                    "the checkpoint does not hold") from e
+        except errors.InvalidArgumentError as e:
+            raise _restore_error(e, "this graph differs from the graph the checkpoint was "
+                                    "saved from (a variable's dtype or shape)") from e
 
     def export_meta_graph(
         self,
