@@ -22,6 +22,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import graph as graph_mod
+from tensorweave.kernels import checkpoint_format
 from tensorweave.ops.variables import GraphKeys
 from tensorweave.protos import saver_pb2
 from tensorweave.training import checkpoint_management, meta_graph
@@ -394,19 +395,18 @@ class Saver:
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         _log.info("Restoring parameters from %s", save_path)
+        save_path = os.fspath(save_path)
         try:
-            sess.run(
-                self.saver_def.restore_op_name,
-                {self.saver_def.filename_tensor_name: os.fspath(save_path)},
-            )
-        except errors.NotFoundError as e:
-            if not checkpoint_exists(os.fspath(save_path)):
-                raise  # the files are missing; the kernel's message says so
-            raise _restore_error(e, "a variable of this graph has a name (checkpoint key) "
-                                    "the checkpoint does not hold") from e
-        except errors.InvalidArgumentError as e:
-            raise _restore_error(e, "this graph differs from the graph the checkpoint was "
-                                    "saved from (a variable's dtype or shape)") from e
+            sess.run(self.saver_def.restore_op_name,
+                     {self.saver_def.filename_tensor_name: save_path})
+        except (errors.NotFoundError, errors.InvalidArgumentError) as e:
+            if not os.path.exists(checkpoint_format.index_path(save_path)):
+                raise  # no checkpoint there; the kernel's message says so
+            if isinstance(e, errors.NotFoundError):
+                cause = "a variable of this graph has a key the checkpoint does not hold"
+            else:
+                cause = "a variable of this graph differs in dtype or shape from the checkpoint"
+            raise _restore_error(e, cause) from e
 
     def export_meta_graph(
         self,

@@ -36,6 +36,14 @@ def test_restore_missing_checkpoint_names_it(tmp_path):
     assert f"Failed to find any matching files for {missing}" in str(info.value)
     assert "Unsuccessful TensorSliceReader constructor" in str(info.value)
     assert "Restoring from checkpoint failed" not in str(info.value)  # not a graph change
+    not_a_checkpoint = tmp_path / "notes.txt"
+    not_a_checkpoint.write_text("x")
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = Saver()
+        with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
+            saver.restore(sess, str(not_a_checkpoint))
+    assert str(info.value).startswith("Unsuccessful TensorSliceReader constructor")
 
 
 def test_restore_none_path():
