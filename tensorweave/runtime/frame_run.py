@@ -88,8 +88,8 @@ class StepRun:
             InvalidArgumentError for a dead fetch.
         """
         plan, it = self.plan, self.root_iter
-        for i, v in plan._fetch_feed:
-            self.results[i] = v
+        for i, j in plan._fetch_feed:
+            self.results[i] = feeds[j]
         for edges, v in zip(plan._feed_edges, feeds, strict=True):
             for dst, pos in edges:
                 self._deliver(it, dst, pos, v)

@@ -22,6 +22,7 @@ from typing import Any
 
 from tensorweave import errors
 from tensorweave.framework import graph as graph_mod
+from tensorweave.kernels import checkpoint_format
 from tensorweave.ops.variables import GraphKeys
 from tensorweave.protos import saver_pb2
 from tensorweave.training import checkpoint_management, meta_graph
@@ -42,6 +43,16 @@ def _all_saveable_objects(scope: str | None = None) -> list[Any]:
     g = graph_mod.get_default_graph()
     return g.get_collection(GraphKeys.GLOBAL_VARIABLES, scope) + g.get_collection(
         GraphKeys.SAVEABLE_OBJECTS, scope
+    )
+
+
+def _restore_error(err: errors.OpError, cause: str) -> errors.OpError:
+    """`err` (same class, node and op) with a first paragraph naming the likely cause."""
+    return type(err)(
+        err.node_def, err.op,
+        f"Restoring from checkpoint failed, most likely because {cause}. Was the graph "
+        f"changed since the checkpoint was written?\n\nThe restore op's error:\n\n"
+        f"{err.message}",
     )
 
 
@@ -372,9 +383,11 @@ class Saver:
           ValueError: if `save_path` is None.
           errors.NotFoundError: if the checkpoint does not exist ("Failed to find any
             matching files for <save_path>") or lacks a variable ("Key <name> not found in
-            checkpoint").
+            checkpoint", after a first paragraph saying that the graph's variable names
+            differ from the checkpoint's, as TF 1.15 adds).
           errors.InvalidArgumentError: for a dtype or shape mismatch (naming the key and
-            both shapes).
+            both shapes, after a first paragraph saying the graph differs from the one
+            the checkpoint was written from, as TF 1.15 adds).
           errors.DataLossError: for corrupt or truncated checkpoint files.
         """
         if self._is_empty:
@@ -382,10 +395,18 @@ class Saver:
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         _log.info("Restoring parameters from %s", save_path)
-        sess.run(
-            self.saver_def.restore_op_name,
-            {self.saver_def.filename_tensor_name: os.fspath(save_path)},
-        )
+        save_path = os.fspath(save_path)
+        try:
+            sess.run(self.saver_def.restore_op_name,
+                     {self.saver_def.filename_tensor_name: save_path})
+        except (errors.NotFoundError, errors.InvalidArgumentError) as e:
+            if not os.path.exists(checkpoint_format.index_path(save_path)):
+                raise  # no checkpoint there; the kernel's message says so
+            if isinstance(e, errors.NotFoundError):
+                cause = "a variable of this graph has a key the checkpoint does not hold"
+            else:
+                cause = "a variable of this graph differs in dtype or shape from the checkpoint"
+            raise _restore_error(e, cause) from e
 
     def export_meta_graph(
         self,

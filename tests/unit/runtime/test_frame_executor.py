@@ -185,3 +185,17 @@ def test_simple_loops_run_sequentially_with_the_same_results():
                           run_metadata=tf.RunMetadata())
         assert fast == traced == (7, pytest.approx(ref))
         assert sess.run(v) == 14.0
+
+
+def test_a_fed_tensor_fetched_with_a_loop_result_returns_the_fed_value():
+    # TensorFlow returns a fed tensor's fed value when it is fetched, also from a step
+    # whose plan has a while loop (the control-flow executor).
+    t = tf.placeholder(tf.int64, [None, None])
+    x = tf.placeholder(tf.float32, [])
+    r = tf.while_loop(lambda i: i < 5.0, lambda i: i + x, [tf.constant(0.0)])
+    fed = np.array([[1, 2], [3, 4]], np.int64)
+    with tf.Session() as sess:
+        got_t, got_r, got_x = sess.run([t, r, x], {x: 2.0, t: fed})
+        assert isinstance(got_t, np.ndarray) and got_t.dtype == np.int64
+        np.testing.assert_array_equal(got_t, fed)
+        assert got_r == 6.0 and got_x == 2.0

@@ -35,6 +35,15 @@ def test_restore_missing_checkpoint_names_it(tmp_path):
                 saver.restore(sess, missing)
     assert f"Failed to find any matching files for {missing}" in str(info.value)
     assert "Unsuccessful TensorSliceReader constructor" in str(info.value)
+    assert "Restoring from checkpoint failed" not in str(info.value)  # not a graph change
+    not_a_checkpoint = tmp_path / "notes.txt"
+    not_a_checkpoint.write_text("x")
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = Saver()
+        with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError) as info:
+            saver.restore(sess, str(not_a_checkpoint))
+    assert str(info.value).startswith("Unsuccessful TensorSliceReader constructor")
 
 
 def test_restore_none_path():
@@ -56,6 +65,29 @@ def test_restore_missing_variable_is_atomic(tmp_path):
             ):
                 Saver().restore(sess, prefix)
             assert sess.run(a) == 5.0  # nothing was assigned
+
+
+def test_restore_of_a_changed_graph_says_so_first_and_keeps_the_kernel_error(tmp_path):
+    # TF 1.15's Saver.restore re-raises the restore op's NotFoundError (a missing key) and
+    # InvalidArgumentError (a mismatch) as the same class, the op's message after its own.
+    prefix = _save(tmp_path, {"w": np.zeros((2, 3), np.float32)})
+    for name, shape, cls, cause in [
+        ("Variable", (2, 3), tf.errors.NotFoundError, "Key Variable not found in checkpoint"),
+        ("w", (4, 3), tf.errors.InvalidArgumentError, "[4,3]"),
+    ]:
+        with tf.Graph().as_default():
+            tf.Variable(np.zeros(shape, np.float32), name=name)
+            saver = Saver()
+            with tf.Session() as sess, pytest.raises(cls) as info:
+                saver.restore(sess, prefix)
+        message = info.value.message
+        assert message.startswith("Restoring from checkpoint failed, most likely because ")
+        assert "Was the graph changed since the checkpoint was written?" in message
+        assert message.index(cause) > message.index("The restore op's error:")
+        original = info.value.__cause__
+        assert type(original) is cls and cause in original.message
+        assert info.value.op is original.op and info.value.node_def is original.node_def
+        assert info.value.error_code == original.error_code
 
 
 def test_restore_shape_mismatch_names_variable_and_shapes(tmp_path):
