@@ -4,6 +4,8 @@ class _Noop:
         return _Noop()
     def __getattr__(self, name):
         return _Noop()
+    def __getitem__(self, key):
+        return _Noop()
     def __iter__(self):
         return iter([_Noop(), _Noop()])
 def __getattr__(name):
