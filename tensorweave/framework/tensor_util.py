@@ -42,8 +42,10 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
 
     Raises:
       TypeError: if the value cannot be represented with `dtype`.
-      ValueError: for ragged nested lists.
+      ValueError: for ragged nested lists; for None (TF's "None values not supported.").
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is None:
         dtype = dtypes.dtype_of_value(value)
     dtype = dtype.base_dtype

@@ -1,11 +1,15 @@
-"""Static shapes as tensor values: `TensorShape` and `Dimension` conversion, and known
-`Dimension`s inside integer lists (TF 1.x `constant_op` conversions, `_FilterInt`)."""
+"""Python values as tensors, as TF 1.x converts them: static shapes (`TensorShape` and
+`Dimension` conversion functions, known `Dimension`s inside integer lists as TF's
+`_FilterInt` allows) and None (ValueError "None values not supported.", with TF's
+"Tried to convert 'x'" prefix for op inputs)."""
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
 from tensorweave.framework.tensor_shape import Dimension
+
+NONE = "None values not supported."
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +82,34 @@ def test_sizes_beyond_int32_need_int64():
         np.testing.assert_array_equal(sess.run(t), np.array([2**31, 2], np.int64))
     with pytest.raises(ValueError, match=r"too large \(2147483648\)"):
         tf.convert_to_tensor(big, dtype=tf.int32)
+
+
+def test_convert_to_tensor_and_constant():
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.convert_to_tensor(None)
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.convert_to_tensor(None, dtype=tf.float32)
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.convert_to_tensor(None, preferred_dtype=tf.int32)
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.constant(None)
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.constant(None, dtype=tf.int64)
+
+
+def test_op_inputs_name_the_argument():
+    with pytest.raises(ValueError, match=f"^Tried to convert 'tensor' to a tensor and failed. "
+                                         f"Error: {NONE}$"):
+        tf.reshape(None, [1])
+    with pytest.raises(ValueError, match=f"Tried to convert 'shape'.*{NONE}"):
+        tf.reshape(tf.constant([1.0]), None)
+    with pytest.raises(ValueError, match=NONE):
+        tf.constant(1.0) + None
+
+
+def test_cond_branch_returning_none_values():
+    # e.g. ExponentialMovingAverage.average(v) read before ema.apply() returns None.
+    with pytest.raises(ValueError, match=f"^{NONE}$"):
+        tf.cond(tf.constant(True), lambda: (tf.constant(1.0), tf.constant(2.0)),
+                lambda: (None, None))
+    assert tf.train.ExponentialMovingAverage(0.9).average(tf.Variable(1.0)) is None
