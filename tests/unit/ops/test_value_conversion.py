@@ -113,3 +113,16 @@ def test_cond_branch_returning_none_values():
         tf.cond(tf.constant(True), lambda: (tf.constant(1.0), tf.constant(2.0)),
                 lambda: (None, None))
     assert tf.train.ExponentialMovingAverage(0.9).average(tf.Variable(1.0)) is None
+
+
+def test_range_of_static_dimensions():
+    x = tf.zeros([2, 5])
+    r = tf.range(x.shape[1])
+    assert r.dtype == tf.int32 and r.shape.as_list() == [5]
+    rf = tf.range(x.shape[0], x.shape[1], 1.5)
+    assert rf.dtype == tf.float32
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(r), np.arange(5, dtype=np.int32))
+        np.testing.assert_array_equal(sess.run(rf), np.arange(2, 5, 1.5, dtype=np.float32))
+    with pytest.raises(ValueError, match="unknown Dimension"):
+        tf.range(tf.placeholder(tf.float32, [None]).shape[0])
