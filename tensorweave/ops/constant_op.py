@@ -73,7 +73,6 @@ register_tensor_conversion_function(
 )
 
 
-
 def _shape_dtype(dtype: Any, sizes: list[int], what: str) -> dtypes.DType:
     """int32, or int64 when asked or when a size does not fit int32."""
     big = [d for d in sizes if d > 2**31 - 1]
