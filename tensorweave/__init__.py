@@ -119,8 +119,8 @@ _LAZY_NAMESPACES = (
 )
 _LAZY_NAMESPACES += ("metrics",)
 
-# NOTE: input pipelines (tf.data, tf.io, tf.python_io) load on first use too.
-_LAZY_NAMESPACES += ("data", "io", "python_io")
+# NOTE: input pipelines (tf.data, tf.image, tf.io, tf.python_io) load on first use too.
+_LAZY_NAMESPACES += ("data", "image", "io", "python_io")
 
 
 def __getattr__(name: str):

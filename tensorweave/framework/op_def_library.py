@@ -131,6 +131,10 @@ def _convert_one(
             preferred = attr.default
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
+    if value is None and not arg.number_attr:
+        raise ValueError(
+            f"Tried to convert '{arg.name}' to a tensor and failed. Error: None values not "
+            "supported.")
     try:
         t = convert_to_tensor(
             value, dtype=dtype, name=arg.name, preferred_dtype=preferred, as_ref=arg.is_ref

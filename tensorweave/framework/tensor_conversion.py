@@ -71,8 +71,10 @@ def convert_to_tensor(
 
     Raises:
       TypeError: if no conversion function accepts `value`, or `value` does not fit `dtype`.
-      ValueError: if a Tensor's dtype differs from `dtype`.
+      ValueError: if a Tensor's dtype differs from `dtype`; for None (as TF 1.x).
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     if type(value) is Tensor and dtype is None:

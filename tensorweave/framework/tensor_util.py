@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from tensorweave.framework import dtypes, limits
-from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.framework.varint import get_varint
 from tensorweave.protos import tensor_pb2
 
@@ -37,12 +37,15 @@ _VAL_FIELDS = {
 def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
     """Converts a Python/NumPy value to an ndarray of `dtype` (TF's default dtype if None).
 
-    Strings become `np.object_` arrays of `bytes`.
+    Strings become `np.object_` arrays of `bytes`. For integer dtypes, known `Dimension`s
+    may stand among the ints (TF's int filter: `[-1, shape[1] * shape[2]]`).
 
     Raises:
       TypeError: if the value cannot be represented with `dtype`.
-      ValueError: for ragged nested lists.
+      ValueError: for ragged nested lists; for None (TF's "None values not supported.").
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is None:
         dtype = dtypes.dtype_of_value(value)
     dtype = dtype.base_dtype
@@ -53,6 +56,8 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
     if isinstance(value, np.ndarray | np.generic) and value.dtype == npt:
         return np.asarray(value)
     arr = np.asarray(value)
+    if arr.dtype.kind == "O" and dtype.is_integer:
+        arr = _dimensions_as_ints(arr)
     if arr.dtype.kind in "SUO" and dtype is not dtypes.string:
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}'.")
     if (
@@ -72,6 +77,15 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
         if not isinstance(value, np.ndarray | np.generic):
             raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(npt, copy=False)
+
+
+def _dimensions_as_ints(arr: np.ndarray) -> np.ndarray:
+    """Known `Dimension`s among ints count as ints, as in TF's int filter (`[-1, d * e]`)."""
+    flat = arr.reshape(-1)
+    if not all(isinstance(x, int | np.integer)
+               or (isinstance(x, Dimension) and x.value is not None) for x in flat):
+        return arr
+    return np.array([int(x) for x in flat], dtype=np.int64).reshape(arr.shape)
 
 
 def _check_int_range(arr: np.ndarray, dtype: dtypes.DType) -> None:

@@ -52,8 +52,7 @@ class IteratorResource:
         with self.lock:
             old, self._it = self._it, dataset.iterate(ctx)
             self.initialized = True
-        if old is not None:
-            old.close()
+        _close(old)
 
     def get_next(self) -> list[Any]:
         """The next element's components.
@@ -77,8 +76,14 @@ class IteratorResource:
         """Stops background work when the resource is removed."""
         with self.lock:
             it, self._it = self._it, None
-        if it is not None:
-            it.close()
+        _close(it)
+
+
+def _close(it: Any) -> None:
+    """Stops a generator's background work; plain iterators (`zip`, `map`) have none."""
+    close = getattr(it, "close", None)
+    if close is not None:
+        close()
 
 
 def _np_types(node: KernelNode) -> list[Any]:

@@ -19,7 +19,7 @@ from tensorweave.framework.shape_inference import (
     is_tensor_like,
 )
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops.array_ops_join import concat
 from tensorweave.ops.array_ops_shape import reshape, size, squeeze
 from tensorweave.ops.array_ops_shape import shape as shape_of
@@ -209,7 +209,9 @@ def range(  # noqa: A001  (TensorFlow's public name `tf.range`)
     with graph_mod.name_scope(name, "Range", [start, limit, delta]) as name:
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype).base_dtype
-        args = [start, limit, delta]
+        # A static `Dimension` (`x.shape[0]`) is an int32 (int64) tensor, cast if need be.
+        args = [convert_to_tensor(a, name=n) if isinstance(a, Dimension) else a
+                for a, n in zip((start, limit, delta), ("start", "limit", "delta"))]
         tensors = [a for a in args if is_tensor_like(a)]
         if dtype is None:
             order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]

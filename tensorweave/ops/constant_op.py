@@ -9,6 +9,7 @@ import numpy as np
 from tensorweave.framework import dtypes
 from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
+from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.framework.tensor_util import to_numpy
 
 
@@ -70,5 +71,53 @@ register_tensor_conversion_function(
     _constant_conversion,
     priority=100,
 )
+
+
+def _shape_dtype(dtype: Any, sizes: list[int], what: str) -> dtypes.DType:
+    """int32, or int64 when asked or when a size does not fit int32."""
+    big = [d for d in sizes if d > 2**31 - 1]
+    if dtype is None:
+        return dtypes.int64 if big else dtypes.int32
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert a {what} to dtype: {dtype.name}")
+    if dtype is dtypes.int32 and big:
+        raise ValueError(
+            f"Cannot convert a {what} to dtype int32; a dimension is too large ({big[0]})")
+    return dtype
+
+
+def _tensor_shape_conversion(
+    shape: TensorShape, dtype: Any = None, name: Any = None, as_ref: bool = False
+):
+    """A fully defined `TensorShape` as a 1-D int32 (int64 if needed) `Const`, as in TF.
+
+    Raises:
+      ValueError: if the shape is not fully defined.
+      TypeError: for a dtype other than int32/int64.
+    """
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape to a Tensor: {shape}")
+    sizes = shape.as_list()
+    dtype = _shape_dtype(dtype, sizes, "TensorShape")
+    return constant(sizes, dtype=dtype, name=name or "shape_as_tensor")
+
+
+def _dimension_conversion(dim: Dimension, dtype: Any = None, name: Any = None,
+                          as_ref: bool = False):
+    """A known `Dimension` as a scalar int32 (int64 if needed) `Const`, as in TF.
+
+    Raises:
+      ValueError: if the dimension is unknown.
+      TypeError: for a dtype other than int32/int64.
+    """
+    if dim.value is None:
+        raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {dim}")
+    dtype = _shape_dtype(dtype, [dim.value], "Dimension")
+    return constant(dim.value, dtype=dtype, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_conversion, priority=100)
+register_tensor_conversion_function(Dimension, _dimension_conversion, priority=100)
 
 __all__ = ["constant"]

@@ -60,6 +60,21 @@ def test_initializable_iterator_with_placeholder():
         tf.data.Dataset.range(limit).make_one_shot_iterator()
 
 
+def test_reinitialize_slices_iterator_mid_epoch_and_after_the_end():
+    # A from_tensor_slices dataset iterates with a plain iterator (no close()).
+    x = np.array([1.5, 2.5, 3.5], np.float32)
+    y = np.array([10, 20, 30], np.int32)
+    it = tf.data.Dataset.from_tensor_slices((x, y)).make_initializable_iterator()
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run(it.initializer)
+        assert sess.run(nxt) == (1.5, 10)
+        sess.run(it.initializer)
+        assert drain(sess, nxt) == [(1.5, 10), (2.5, 20), (3.5, 30)]
+        sess.run(it.initializer)
+        assert drain(sess, nxt) == [(1.5, 10), (2.5, 20), (3.5, 30)]
+
+
 def test_feedable_iterator_string_handles():
     a = tf.data.make_one_shot_iterator(tf.data.Dataset.range(3))
     b = tf.data.make_one_shot_iterator(tf.data.Dataset.range(100, 103))
