@@ -195,8 +195,9 @@ def fully_connected(inputs: Any, num_outputs: int, activation_fn: Any = nn_ops.r
 
     Variables `<scope>/weights` `[depth, num_outputs]` (default initializer:
     `xavier_initializer()`) and `<scope>/biases` `[num_outputs]` (zeros; none when
-    `normalizer_fn` is given or `biases_initializer` is None); default scope
-    `fully_connected`. Inputs of rank > 2 are contracted on their last axis.
+    `normalizer_fn` is given or `biases_initializer` is None), model variables (also in
+    `MODEL_VARIABLES`, as TF's); default scope `fully_connected`. Inputs of rank > 2 are
+    contracted on their last axis.
 
     Args:
       inputs: float Tensor `[batch, ..., depth]` with a known last dimension.
@@ -223,7 +224,8 @@ def fully_connected(inputs: Any, num_outputs: int, activation_fn: Any = nn_ops.r
     """
     if not isinstance(num_outputs, numbers.Integral):
         raise ValueError(f"num_outputs type should be one of (int, long), got {num_outputs!r}.")
-    with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse):
+    with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse,
+                           custom_getter=_model_variable_getter):
         inputs = convert_to_tensor(inputs)
         depth = inputs.shape.dims[-1].value if inputs.shape.ndims else None
         if depth is None:

@@ -99,6 +99,7 @@ def test_fully_connected_variables_values_and_regularization():
     names = [v.op.name for v in tf.trainable_variables()]
     assert names == ["fully_connected/weights", "fully_connected/biases",
                      "out/weights", "out/biases"]
+    assert tf.model_variables() == tf.trainable_variables() == tf.global_variables()
     reg = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
     assert len(reg) == 1
     w1, b1, w2, b2, yv, zv, rv = _run(*tf.trainable_variables(), y, z, reg[0])
