@@ -3,6 +3,11 @@ codecs, the dtype and colour-space conversions, resizing and flipping.
 
 The logic lives in `tensorweave.ops.image_io_ops` (codecs; JPEG and GIF decoding raise
 UnimplementedError), `tensorweave.ops.image_ops` and `tensorweave.ops.image_resize_ops`.
+
+NOTE: JPEG decoding is left out on purpose. TensorFlow's default `dct_method` ("") decodes
+with libjpeg's IFAST inverse DCT; Pillow decodes with ISLOW and cannot be switched, so its
+pixels differ from TF 2.21's default by up to 9 levels (they equal TF's
+`dct_method="INTEGER_ACCURATE"` exactly).
 """
 
 from tensorweave.ops.image_io_ops import decode_bmp, decode_image, decode_png, encode_png
