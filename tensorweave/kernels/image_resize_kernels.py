@@ -123,10 +123,12 @@ def _resize_bilinear_grad(node: KernelNode) -> Any:
         ly = np.stack([1 - wy, 1 - wy, wy, wy], -1)[:, None, :]
         lx = np.stack([1 - wx, wx, 1 - wx, wx], -1)[None, :, :]
         part = (grads[:, :, :, None, :] * ly[..., None]) * lx[..., None]
-        out = np.zeros(original.shape, out_dtype)
+        # half accumulates in float32 and is rounded once at the end, as TensorFlow does.
+        acc_dtype = np.float32 if out_dtype == np.float16 else out_dtype
+        out = np.zeros(original.shape, acc_dtype)
         np.add.at(out, (slice(None), ys.ravel(), xs.ravel()),
-                  part.astype(out_dtype).reshape(grads.shape[0], -1, grads.shape[3]))
-        return out
+                  part.astype(acc_dtype).reshape(grads.shape[0], -1, grads.shape[3]))
+        return out.astype(out_dtype, copy=False)
 
     return compute
 

@@ -338,3 +338,16 @@ def test_random_flips_are_seeded_and_flip_about_half():
     flipped = (got == batch[:, ::-1]).all(axis=(1, 2, 3))
     kept = (got == batch).all(axis=(1, 2, 3))
     assert (flipped ^ kept).all() and 150 < flipped.sum() < 250
+
+
+def test_half_bilinear_gradient_rounds_once_like_tensorflow():
+    x = tf.constant(X.astype(np.float16))
+    weights = np.arange(1, 73, dtype=np.float32).reshape(1, 8, 9, 1) / 7
+    up = tf.image.resize_bilinear(x, [8, 9], half_pixel_centers=True)
+    (grad,) = tf.gradients(tf.reduce_sum(up * weights), [x])
+    got = run(grad)
+    assert got.dtype == np.float16
+    # TF 2.21; summing in float16 step by step gives e.g. 11.0625 for the second entry.
+    np.testing.assert_array_equal(got.ravel(), np.array([
+        8.96875, 11.0546875, 13.0625, 14.5625, 27.6875, 30.203125, 32.15625, 33.15625,
+        47.71875, 50.78125, 52.78125, 53.3125], np.float16))
