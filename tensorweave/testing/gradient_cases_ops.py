@@ -1,5 +1,6 @@
 """Gradient-check cases of the issue-12 ops: segment, scatter_nd, matrix, linalg, special
-functions and sparse ops (consumed by the gradient checker tests)."""
+functions and sparse ops, and of the image resize ops (consumed by the gradient checker
+tests). `ResizeBilinear` always outputs float32, so its cases cast back to float64."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tensorweave.ops import array_ops_misc as ma
 from tensorweave.ops import array_ops_more as am
 from tensorweave.ops import complex_ops as co
 from tensorweave.ops import constant_op, math_ops
+from tensorweave.ops import image_resize_ops as ir
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import linalg_tridiagonal as lt
 from tensorweave.ops import matrix_ops as mo
@@ -233,4 +235,24 @@ PATCH_CASES = [
         x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 1, 1], "VALID"), ((1, 4, 3, 1),), "rates"),
     C("ExtractVolumePatches", lambda x: mi.extract_volume_patches(
         x, [1, 2, 1, 2, 1], [1, 1, 1, 2, 1], "SAME"), ((1, 2, 2, 3, 2),)),
+]
+
+
+def _bilinear(size: list[int], **flags: bool) -> object:
+    return lambda x: math_ops.cast(ir.resize_bilinear(x, size, **flags), "float64")
+
+
+def _nearest(size: list[int], **flags: bool) -> object:
+    return lambda x: ir.resize_nearest_neighbor(x, size, **flags)
+
+
+RESIZE_CASES = [
+    C("ResizeBilinear", _bilinear([5, 7]), ((2, 3, 4, 2),), "up"),
+    C("ResizeBilinear", _bilinear([2, 3], align_corners=True), ((1, 4, 5, 1),), "down_corners"),
+    C("ResizeBilinear", _bilinear([5, 3], half_pixel_centers=True), ((1, 3, 4, 2),), "half"),
+    C("ResizeNearestNeighbor", _nearest([5, 7]), ((2, 3, 4, 2),), "up"),
+    C("ResizeNearestNeighbor", _nearest([2, 3], align_corners=True), ((1, 4, 5, 1),),
+      "down_corners"),
+    C("ResizeNearestNeighbor", _nearest([5, 3], half_pixel_centers=True), ((1, 3, 4, 2),),
+      "half"),
 ]

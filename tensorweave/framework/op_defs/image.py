@@ -1,13 +1,17 @@
 """Op definitions of the image codecs and `DecodeJSONExample` (TensorFlow's
 `core/ops/image_ops.cc`, `parsing_ops.cc`): `DecodePng`, `EncodePng`, `DecodeBmp`,
-`DecodeImage`."""
+`DecodeImage`, and the resize ops `ResizeBilinear`, `ResizeNearestNeighbor` with their
+gradient ops `ResizeBilinearGrad`, `ResizeNearestNeighborGrad` (bfloat16 left out: tensorweave
+has no such dtype)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tensorweave.framework.op_def import register_op
+from tensorweave.framework.shape_inference import op_error, with_rank
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.tensor_util import constant_value
 
 
 def _image(op: Any) -> list[TensorShape]:
@@ -28,3 +32,37 @@ register_op("EncodePng", inputs=["image: T"], outputs=["contents: string"],
             shape_fn=lambda op: [TensorShape([])])
 register_op("DecodeJSONExample", inputs=["json_examples: string"],
             outputs=["binary_examples: string"], shape_fn=lambda op: [op.inputs[0].shape])
+
+
+def _resized(op: Any, like: TensorShape) -> list[TensorShape]:
+    """`[batch, size[0], size[1], channels]` (batch and channels from `like`)."""
+    size_shape = with_rank(op, op.inputs[1].shape, 1)
+    if size_shape[0].value is not None and size_shape[0].value != 2:
+        raise op_error(op, f"size must have 2 elements, got shape {size_shape}")
+    size = constant_value(op.inputs[1])
+    height, width = (None, None) if size is None else (int(size[0]), int(size[1]))
+    if like.ndims is None:
+        return [TensorShape([None, height, width, None])]
+    return [TensorShape([like[0].value, height, width, like[3].value])]
+
+
+def _resize_shape(op: Any) -> list[TensorShape]:
+    return _resized(op, with_rank(op, op.inputs[0].shape, 4))
+
+
+_RESIZE_ATTRS = ["align_corners: bool = false", "half_pixel_centers: bool = false"]
+register_op("ResizeBilinear", inputs=["images: T", "size: int32"],
+            outputs=["resized_images: float"],
+            attrs=["T: {int8, uint8, int16, uint16, int32, int64, half, float, double}",
+                   *_RESIZE_ATTRS], shape_fn=_resize_shape)
+register_op("ResizeNearestNeighbor", inputs=["images: T", "size: int32"],
+            outputs=["resized_images: T"],
+            attrs=["T: {int8, uint8, int16, uint16, int32, int64, half, float, double}",
+                   *_RESIZE_ATTRS], shape_fn=_resize_shape)
+register_op("ResizeBilinearGrad", inputs=["grads: float", "original_image: T"],
+            outputs=["output: T"], attrs=["T: {float, half, double}", *_RESIZE_ATTRS],
+            shape_fn=lambda op: [with_rank(op, op.inputs[1].shape, 4)])
+register_op("ResizeNearestNeighborGrad", inputs=["grads: T", "size: int32"],
+            outputs=["output: T"],
+            attrs=["T: {uint8, int8, int32, half, float, double}", *_RESIZE_ATTRS],
+            shape_fn=lambda op: _resized(op, with_rank(op, op.inputs[0].shape, 4)))
