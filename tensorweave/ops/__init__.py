@@ -25,7 +25,6 @@ import tensorweave.ops.dataset_ops  # noqa: F401
 import tensorweave.ops.gradient_aggregation  # noqa: F401
 import tensorweave.ops.image_grad  # noqa: F401
 import tensorweave.ops.image_io_ops  # noqa: F401
-import tensorweave.ops.image_resize_ops  # noqa: F401
 import tensorweave.ops.io_ops  # noqa: F401
 import tensorweave.ops.linalg_grad  # noqa: F401
 import tensorweave.ops.logging_ops  # noqa: F401

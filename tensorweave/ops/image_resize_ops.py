@@ -21,7 +21,6 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value, constant_value_as_shape
-from tensorweave.ops import image_grad  # noqa: F401  (registers the gradients)
 from tensorweave.ops.array_ops_join import reverse_v2
 from tensorweave.ops.array_ops_shape import expand_dims, rank, reshape, shape, squeeze
 from tensorweave.ops.constant_op import constant
