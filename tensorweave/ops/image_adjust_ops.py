@@ -17,7 +17,7 @@ from tensorweave.framework import graph as graph_mod
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops_shape import shape
 from tensorweave.ops.control_dependency_ops import with_dependencies
-from tensorweave.ops.cwise_binary_ops import add, div, maximum, multiply, pow, subtract  # noqa: A004
+from tensorweave.ops.cwise_binary_ops import add, div, maximum, multiply, subtract
 from tensorweave.ops.cwise_unary_ops import cast, rsqrt
 from tensorweave.ops.image_ops import convert_image_dtype
 from tensorweave.ops.image_shape_checks import assert_at_least_3d, static_assert
@@ -145,7 +145,7 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Any:
         checks = static_assert(gamma >= 0, "Gamma should be a non-negative real number.")
         if checks:
             gamma = with_dependencies(checks, gamma)
-        adjusted = multiply(gain, pow(flt_image, gamma))
+        adjusted = gain * flt_image**gamma
         return convert_image_dtype(adjusted, orig_dtype, saturate=True)
 
 

@@ -290,7 +290,7 @@ def rot90(image: Any, k: Any = 1, name: str | None = None) -> Any:
     with graph_mod.name_scope(name, "rot90", [image, k]) as scope:
         image = assert_at_least_3d(convert_to_tensor(image, name="image"))
         k = convert_to_tensor(k, dtypes.int32, name="k")
-        k.get_shape().assert_has_rank(0)
+        k.get_shape().with_rank(0)
         k = mod(k, 4)
         ndims = image.get_shape().ndims
         if ndims is None:
