@@ -1,10 +1,12 @@
 """The `tf.image` namespace (explicit re-exports of TF 1.x `tf.image` names): the PNG/BMP
 codecs, the dtype and colour-space conversions, resizing and flipping, cropping and padding,
-rotating, and the brightness/contrast/gamma adjustments of input pipelines.
+rotating, the brightness/contrast/gamma adjustments of input pipelines, and image measures
+(`total_variation`, `image_gradients`, `psnr`).
 
 The logic lives in `tensorweave.ops.image_io_ops` (codecs; JPEG and GIF decoding raise
 UnimplementedError), `tensorweave.ops.image_ops`, `tensorweave.ops.image_resize_ops`,
-`tensorweave.ops.image_crop_ops` and `tensorweave.ops.image_adjust_ops` (`random_crop` is
+`tensorweave.ops.image_crop_ops`, `tensorweave.ops.image_adjust_ops` and
+`tensorweave.ops.image_metrics_ops` (`random_crop` is
 `tf.random_crop`).
 
 NOTE: JPEG decoding is left out on purpose. TensorFlow's default `dct_method` ("") decodes
@@ -32,6 +34,7 @@ from tensorweave.ops.image_crop_ops import (
     transpose_image,
 )
 from tensorweave.ops.image_io_ops import decode_bmp, decode_image, decode_png, encode_png
+from tensorweave.ops.image_metrics_ops import image_gradients, psnr, total_variation
 from tensorweave.ops.image_ops import convert_image_dtype, grayscale_to_rgb, rgb_to_grayscale
 from tensorweave.ops.image_resize_ops import (
     ResizeMethod,
@@ -61,8 +64,10 @@ __all__ = [
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
     "random_brightness",
     "random_contrast",
     "random_crop",
@@ -77,5 +82,6 @@ __all__ = [
     "rgb_to_grayscale",
     "rot90",
     "transpose",
+    "total_variation",
     "transpose_image",
 ]
