@@ -1,12 +1,12 @@
 """The `tf.image` namespace (explicit re-exports of TF 1.x `tf.image` names): the PNG/BMP
-codecs, the dtype and colour-space conversions, resizing and flipping, cropping and padding,
-rotating, the brightness/contrast/gamma adjustments of input pipelines, and image measures
-(`total_variation`, `image_gradients`, `psnr`).
+codecs, the dtype and colour-space conversions, resizing and flipping, cropping, padding and
+rotating, the brightness/contrast/gamma/hue/saturation adjustments of input pipelines, and
+image measures (`total_variation`, `image_gradients`, `psnr`).
 
 The logic lives in `tensorweave.ops.image_io_ops` (codecs; JPEG and GIF decoding raise
 UnimplementedError), `tensorweave.ops.image_ops`, `tensorweave.ops.image_resize_ops`,
-`tensorweave.ops.image_crop_ops`, `tensorweave.ops.image_adjust_ops` and
-`tensorweave.ops.image_metrics_ops` (`random_crop` is
+`tensorweave.ops.image_crop_ops`, `tensorweave.ops.image_adjust_ops`,
+`tensorweave.ops.image_color_ops` and `tensorweave.ops.image_metrics_ops` (`random_crop` is
 `tf.random_crop`).
 
 NOTE: JPEG decoding is left out on purpose. TensorFlow's default `dct_method` ("") decodes
@@ -22,6 +22,14 @@ from tensorweave.ops.image_adjust_ops import (
     per_image_standardization,
     random_brightness,
     random_contrast,
+)
+from tensorweave.ops.image_color_ops import (
+    adjust_hue,
+    adjust_saturation,
+    hsv_to_rgb,
+    random_hue,
+    random_saturation,
+    rgb_to_hsv,
 )
 from tensorweave.ops.image_crop_ops import (
     central_crop,
@@ -54,6 +62,8 @@ __all__ = [
     "adjust_brightness",
     "adjust_contrast",
     "adjust_gamma",
+    "adjust_hue",
+    "adjust_saturation",
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
@@ -64,6 +74,7 @@ __all__ = [
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "hsv_to_rgb",
     "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
@@ -73,6 +84,8 @@ __all__ = [
     "random_crop",
     "random_flip_left_right",
     "random_flip_up_down",
+    "random_hue",
+    "random_saturation",
     "resize",
     "resize_bilinear",
     "resize_image_with_crop_or_pad",
@@ -80,8 +93,9 @@ __all__ = [
     "resize_nearest_neighbor",
     "resize_with_crop_or_pad",
     "rgb_to_grayscale",
+    "rgb_to_hsv",
     "rot90",
-    "transpose",
     "total_variation",
+    "transpose",
     "transpose_image",
 ]

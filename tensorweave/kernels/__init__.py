@@ -15,6 +15,7 @@ import tensorweave.kernels.dataset_kernels  # noqa: F401
 import tensorweave.kernels.dataset_readers  # noqa: F401
 import tensorweave.kernels.decode_kernels  # noqa: F401
 import tensorweave.kernels.fake_quant_kernels  # noqa: F401
+import tensorweave.kernels.image_color_kernels  # noqa: F401
 import tensorweave.kernels.image_kernels  # noqa: F401
 import tensorweave.kernels.image_resize_kernels  # noqa: F401
 import tensorweave.kernels.io_kernels  # noqa: F401

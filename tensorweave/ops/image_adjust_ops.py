@@ -149,6 +149,20 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Any:
         return convert_image_dtype(adjusted, orig_dtype, saturate=True)
 
 
+def random_factor(lower: float, upper: float, seed: int | None) -> Any:
+    """A float32 scalar drawn uniformly from `[lower, upper)` per step (the factor of
+    `random_contrast` and `random_saturation`).
+
+    Raises:
+      ValueError: if `upper <= lower` or `lower < 0` (TF's messages).
+    """
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    return random_uniform([], lower, upper, seed=seed)
+
+
 def random_brightness(image: Any, max_delta: float, seed: int | None = None) -> Any:
     """`adjust_brightness` by a delta drawn uniformly from `[-max_delta, max_delta)`
     (follows TF 1.x `tf.image.random_brightness`).
@@ -186,12 +200,7 @@ def random_contrast(image: Any, lower: float, upper: float, seed: int | None = N
     Raises:
       ValueError: if `upper <= lower` or `lower < 0`.
     """
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, factor)
+    return adjust_contrast(image, random_factor(lower, upper, seed))
 
 
 __all__ = [

@@ -1,6 +1,7 @@
 """Gradient-check cases of the issue-12 ops: segment, scatter_nd, matrix, linalg, special
-functions and sparse ops, and of the image resize ops (consumed by the gradient checker
-tests). `ResizeBilinear` always outputs float32, so its cases cast back to float64."""
+functions and sparse ops, and of the image resize ops and `RGBToHSV` (consumed by the
+gradient checker tests). `ResizeBilinear` always outputs float32, so its cases cast back to
+float64."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tensorweave.ops import array_ops_misc as ma
 from tensorweave.ops import array_ops_more as am
 from tensorweave.ops import complex_ops as co
 from tensorweave.ops import constant_op, math_ops
+from tensorweave.ops import image_color_ops as ic
 from tensorweave.ops import image_resize_ops as ir
 from tensorweave.ops import linalg_ops as la
 from tensorweave.ops import linalg_tridiagonal as lt
@@ -255,4 +257,7 @@ RESIZE_CASES = [
       "down_corners"),
     C("ResizeNearestNeighbor", _nearest([5, 3], half_pixel_centers=True), ((1, 3, 4, 2),),
       "half"),
+    # Inputs in (0.05, 1): no ties between channels and no zero channel, where the
+    # piecewise formula has no derivative.
+    C("RGBToHSV", ic.rgb_to_hsv, ((2, 4, 3),), "generic", input_range=(0.05, 1.0)),
 ]

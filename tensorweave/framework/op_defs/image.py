@@ -1,15 +1,15 @@
 """Op definitions of the image codecs and `DecodeJSONExample` (TensorFlow's
 `core/ops/image_ops.cc`, `parsing_ops.cc`): `DecodePng`, `EncodePng`, `DecodeBmp`,
 `DecodeImage`, and the resize ops `ResizeBilinear`, `ResizeNearestNeighbor` with their
-gradient ops `ResizeBilinearGrad`, `ResizeNearestNeighborGrad` (bfloat16 left out: tensorweave
-has no such dtype)."""
+gradient ops `ResizeBilinearGrad`, `ResizeNearestNeighborGrad`, and the colour-space ops
+`RGBToHSV`, `HSVToRGB` (bfloat16 left out: tensorweave has no such dtype)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tensorweave.framework.op_def import register_op
-from tensorweave.framework.shape_inference import op_error, with_rank
+from tensorweave.framework.shape_inference import op_error, with_rank, with_rank_at_least
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.framework.tensor_util import constant_value
 
@@ -66,3 +66,19 @@ register_op("ResizeNearestNeighborGrad", inputs=["grads: T", "size: int32"],
             outputs=["output: T"],
             attrs=["T: {uint8, int8, int32, half, float, double}", *_RESIZE_ATTRS],
             shape_fn=lambda op: _resized(op, with_rank(op, op.inputs[0].shape, 4)))
+
+
+def _pixels_of_3(op: Any) -> list[TensorShape]:
+    """`images`' shape: at least 1-D, the last dimension 3 (TF's `ColorspaceShapeFn`)."""
+    images = with_rank_at_least(op, op.inputs[0].shape, 1)
+    if images.ndims is not None and images[-1].value not in (None, 3):
+        raise op_error(op, f"Dimension must be 3 but is {images[-1].value}")
+    if images.ndims is None:
+        return [images]
+    return [TensorShape([*images.as_list()[:-1], 3])]
+
+
+register_op("RGBToHSV", inputs=["images: T"], outputs=["output: T"],
+            attrs=["T: {half, float, double} = DT_FLOAT"], shape_fn=_pixels_of_3)
+register_op("HSVToRGB", inputs=["images: T"], outputs=["output: T"],
+            attrs=["T: {half, float, double} = DT_FLOAT"], shape_fn=_pixels_of_3)
