@@ -50,7 +50,8 @@ no_gradient("HSVToRGB")
 def _rgb_to_hsv_grad(op: Any, grad: Any) -> Any:
     """The derivative of the piecewise formula of the `RGBToHSV` kernel, with its
     tie-breaking (red, then green, then blue is the largest; blue, then green, then red the
-    smallest) and zero where the spread (`value - min`) or the value is 0."""
+    smallest), zero where the spread (`value - min`) or the value is 0 and, for the
+    saturation, where the channel is 0 (equal to TF's rule)."""
     rgb, hsv = op.inputs[0], op.outputs[0]
     dtype = rgb.dtype
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
@@ -69,8 +70,10 @@ def _rgb_to_hsv_grad(op: Any, grad: Any) -> Any:
     d_value = one_max
     # saturation = 1 - min / max.
     inv_value = div_no_nan(cast(1.0, dtype), value)
-    d_sat = [mx * low * inv_value * inv_value - mn * inv_value
-             for mx, mn in zip(one_max, one_min, strict=True)]
+    # NOTE: as TF's rule, a channel at 0 gets no saturation gradient (its one-sided
+    # derivative: images do not go below 0).
+    d_sat = [(mx * low * inv_value * inv_value - mn * inv_value) * cast(c > 0, dtype)
+             for mx, mn, c in zip(one_max, one_min, (r, g, b), strict=True)]
     # hue = numerator / (6 spread) (+ a constant), the numerator chosen by the largest
     # channel: g - b, b - r or r - g.
     numer = (one_max[0] * (g - b) + one_max[1] * (b - r) + one_max[2] * (r - g))

@@ -111,6 +111,19 @@ def test_rgb_to_hsv_gradient_equals_tensorflow():
     np.testing.assert_allclose(run(g), EXPECTED["grad_hsv"], rtol=1e-5, atol=1e-6)
 
 
+def test_rgb_to_hsv_gradient_at_ties_and_zero_channels_equals_tensorflow():
+    x = tf.constant(np.array([[0.0, 0.5, 0.2], [0.5, 0.5, 0.2], [0.3, 0.3, 0.3],
+                              [0.0, 0.0, 0.4], [0.6, 0.0, 0.3], [0.2, 0.7, 0.7]], np.float32))
+    (g,) = tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(x) * [1.0, 2.0, 3.0]), [x])
+    np.testing.assert_allclose(run(g), [
+        [-0.20000000298023224, 2.866666555404663, 0.3333333432674408],
+        [4.0444440841674805, 0.5555555820465088, -4.0],
+        [9.666666030883789, 0.0, -6.666666507720947],
+        [0.4166666567325592, -0.4166666269302368, 3.0],
+        [3.1388888359069824, 0.1388888955116272, -0.2777777910232544],
+        [-2.857142925262451, 3.4829933643341064, 0.3333333432674408]], rtol=1e-6, atol=1e-6)
+
+
 def test_hsv_to_rgb_is_not_differentiable():
     x = tf.constant(HSV)
     assert tf.gradients(tf.reduce_sum(tf.image.hsv_to_rgb(x)), [x]) == [None]
