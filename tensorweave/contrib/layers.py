@@ -354,10 +354,8 @@ def _fused_batch_norm(inputs: Tensor, decay: Any, center: bool, scale: bool, eps
         else:
             update_ops = smart_cond.smart_cond(is_training, updates,
                                                lambda: (moving_mean, moving_variance))
-            for key in [updates_collections] if isinstance(updates_collections, str) \
-                    else updates_collections:
-                for op in update_ops:
-                    graph_mod.get_default_graph().add_to_collection(key, op)
+            for op in update_ops:
+                _collect(updates_collections, op)
     outputs.set_shape(x.shape)
     if original_shape.ndims == 2:
         outputs = array_ops.reshape(outputs, array_ops.shape(inputs))
@@ -385,8 +383,7 @@ def _layer_batch_norm(inputs: Tensor, sc: Any, decay: Any, center: bool, scale: 
         variable = getattr(layer, name)
         extra = _variable_collections(variables_collections, name)
         if variable is not None and extra:
-            for key in extra[1:]:
-                graph_mod.get_default_graph().add_to_collection(key, variable)
+            _collect(extra[1:], variable)
     return outputs
 
 

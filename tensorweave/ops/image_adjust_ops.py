@@ -19,20 +19,11 @@ from tensorweave.ops.array_ops_shape import shape
 from tensorweave.ops.control_dependency_ops import with_dependencies
 from tensorweave.ops.cwise_binary_ops import add, div, maximum, multiply, subtract
 from tensorweave.ops.cwise_unary_ops import cast, rsqrt
-from tensorweave.ops.image_ops import convert_image_dtype
+from tensorweave.ops.image_ops import convert_image_dtype, to_float_image
 from tensorweave.ops.image_shape_checks import assert_at_least_3d, static_assert
 from tensorweave.ops.random_ops import random_uniform
 from tensorweave.ops.reduction_ops import reduce_mean, reduce_prod
 from tensorweave.ops.special_math_ops import reduce_std
-
-_FLOATS = (dtypes.float16, dtypes.float32)
-
-
-def _to_float(image: Any) -> Any:
-    """float16/float32 images stay as they are; others go through `convert_image_dtype`."""
-    if image.dtype.base_dtype in _FLOATS:
-        return image
-    return convert_image_dtype(image, dtypes.float32)
 
 
 def per_image_standardization(image: Any) -> Any:
@@ -78,7 +69,7 @@ def adjust_brightness(image: Any, delta: Any) -> Any:
     with graph_mod.name_scope(None, "adjust_brightness", [image, delta]) as name:
         image = convert_to_tensor(image, name="image")
         orig_dtype = image.dtype.base_dtype
-        flt_image = _to_float(image)
+        flt_image = to_float_image(image)
         adjusted = add(flt_image, cast(delta, flt_image.dtype), name=name)
         return convert_image_dtype(adjusted, orig_dtype, saturate=True)
 
@@ -112,7 +103,7 @@ def adjust_contrast(images: Any, contrast_factor: Any) -> Any:
             raise ValueError(f"Shape must be rank 0 but is rank {factor.get_shape().ndims} "
                              "for 'contrast_factor' of adjust_contrast.")
         orig_dtype = images.dtype.base_dtype
-        flt_images = _to_float(images)
+        flt_images = to_float_image(images)
         x = cast(flt_images, dtypes.float32)
         mean = reduce_mean(x, axis=[-3, -2], keepdims=True)
         adjusted = add(multiply(subtract(x, mean), factor), mean)
@@ -141,7 +132,7 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Any:
     with graph_mod.name_scope(None, "adjust_gamma", [image, gamma, gain]):
         image = convert_to_tensor(image, name="image")
         orig_dtype = image.dtype.base_dtype
-        flt_image = _to_float(image)
+        flt_image = to_float_image(image)
         checks = static_assert(gamma >= 0, "Gamma should be a non-negative real number.")
         if checks:
             gamma = with_dependencies(checks, gamma)

@@ -24,10 +24,8 @@ from tensorweave.ops.clip_ops import clip_by_value
 from tensorweave.ops.cwise_binary_ops import floormod, multiply
 from tensorweave.ops.cwise_unary_ops import cast
 from tensorweave.ops.image_adjust_ops import random_factor
-from tensorweave.ops.image_ops import convert_image_dtype
+from tensorweave.ops.image_ops import convert_image_dtype, to_float_image
 from tensorweave.ops.random_ops import random_uniform
-
-_FLOATS = (dtypes.float16, dtypes.float32)
 
 
 def rgb_to_hsv(images: Any, name: str | None = None) -> Any:
@@ -53,12 +51,6 @@ def hsv_to_rgb(images: Any, name: str | None = None) -> Any:
     return apply_op("HSVToRGB", images=images, name=name)
 
 
-def _to_float(image: Any) -> Any:
-    if image.dtype.base_dtype in _FLOATS:
-        return image
-    return convert_image_dtype(image, dtypes.float32)
-
-
 def _through_hsv(image: Any, change: Any, scope: str, name: str | None) -> Any:
     """`image` converted to float32 HSV, `change(h, s, v)` applied, and converted back to
     `image`'s dtype (without saturation, as TF)."""
@@ -69,7 +61,7 @@ def _through_hsv(image: Any, change: Any, scope: str, name: str | None) -> Any:
             raise ValueError(f"Shape must be at least rank 3 but is rank {ndims} for 'image' "
                              f"(shape {image.get_shape()}) of {scope}.")
         orig_dtype = image.dtype.base_dtype
-        flt = _to_float(image)
+        flt = to_float_image(image)
         hsv = rgb_to_hsv(cast(flt, dtypes.float32))
         h, s, v = unstack(hsv, axis=-1)
         rgb = hsv_to_rgb(stack(change(h, s, v), axis=-1))

@@ -17,19 +17,21 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value
 from tensorweave.ops.array_ops_index import slice  # noqa: A004
 from tensorweave.ops.array_ops_join import pad, reverse_v2, stack
-from tensorweave.ops.array_ops_shape import expand_dims, rank, reshape, shape, squeeze
+from tensorweave.ops.array_ops_shape import expand_dims, reshape, shape, squeeze
 from tensorweave.ops.array_ops_shape import transpose as _transpose
 from tensorweave.ops.control_dependency_ops import with_dependencies
-from tensorweave.ops.control_flow_ops import case, cond
+from tensorweave.ops.control_flow_ops import case
 from tensorweave.ops.cwise_binary_ops import equal, logical_and, maximum, minimum, mod
 from tensorweave.ops.cwise_unary_ops import cast
 from tensorweave.ops.image_shape_checks import (
     assert_at_least_3d,
+    by_rank,
     check_at_least_3d,
+    check_rank_3_or_4,
     image_dimensions,
-    is_tensor,
     static_assert,
 )
+from tensorweave.ops.tensor_helpers import is_tensor
 
 
 def _as_batch(image: Any) -> tuple[Any, bool]:
@@ -39,12 +41,9 @@ def _as_batch(image: Any) -> tuple[Any, bool]:
       ValueError: if the static rank is known and not 3 or 4.
     """
     image = convert_to_tensor(image, name="image")
-    ndims = image.get_shape().ndims
+    ndims = check_rank_3_or_4(image)
     if ndims == 4:
         return image, True
-    if ndims not in (None, 3):
-        raise ValueError(f"'image' (shape {image.get_shape()}) must have either 3 or 4 "
-                         "dimensions.")
     batch = expand_dims(image, 0)
     if ndims is None:
         batch.set_shape([None] * 4)
@@ -292,14 +291,9 @@ def rot90(image: Any, k: Any = 1, name: str | None = None) -> Any:
         k = convert_to_tensor(k, dtypes.int32, name="k")
         k.get_shape().with_rank(0)
         k = mod(k, 4)
-        ndims = image.get_shape().ndims
-        if ndims is None:
-            return cond(equal(rank(image), 3), lambda: _rot90(image, k, scope, 3),
-                        lambda: _rot90(image, k, scope, 4))
-        if ndims not in (3, 4):
-            raise ValueError(f"'image' (shape {image.get_shape()}) must have either 3 or 4 "
-                             "dimensions.")
-        return _rot90(image, k, scope, ndims)
+        check_rank_3_or_4(image)
+        return by_rank(image, lambda: _rot90(image, k, scope, 3),
+                       lambda: _rot90(image, k, scope, 4))
 
 
 def transpose_image(image: Any, name: str | None = None) -> Any:
@@ -318,16 +312,9 @@ def transpose_image(image: Any, name: str | None = None) -> Any:
     """
     with graph_mod.name_scope(name, "transpose", [image]):
         image = assert_at_least_3d(convert_to_tensor(image, name="image"))
-        ndims = image.get_shape().ndims
-        if ndims is None:
-            return cond(equal(rank(image), 3),
-                        lambda: _transpose(image, [1, 0, 2], name=name),
-                        lambda: _transpose(image, [0, 2, 1, 3], name=name))
-        if ndims not in (3, 4):
-            raise ValueError(f"'image' (shape {image.get_shape()}) must have either 3 or 4 "
-                             "dimensions.")
-        perm = [1, 0, 2] if ndims == 3 else [0, 2, 1, 3]
-        return _transpose(image, perm, name=name)
+        check_rank_3_or_4(image)
+        return by_rank(image, lambda: _transpose(image, [1, 0, 2], name=name),
+                       lambda: _transpose(image, [0, 2, 1, 3], name=name))
 
 
 transpose = transpose_image

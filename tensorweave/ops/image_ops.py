@@ -11,6 +11,7 @@ from typing import Any
 
 from tensorweave.framework import dtypes as dtypes_lib
 from tensorweave.framework import graph as graph_mod
+from tensorweave.framework.operation import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array_ops import identity
 from tensorweave.ops.array_ops_join import concat, tile
@@ -70,6 +71,14 @@ def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False,
             return multiply(cast(image, dtype), 1.0 / int(src.max), name=name)
         scaled = multiply(image, float(dtype.max) + 0.5)
         return to_type(scaled, dtype, name=name)
+
+
+def to_float_image(image: Tensor) -> Tensor:
+    """float16/float32 images as they are, others through `convert_image_dtype` to float32
+    (TF 1.x's adjustments compute in these; not a `tf.image` name)."""
+    if image.dtype.base_dtype in (dtypes_lib.float16, dtypes_lib.float32):
+        return image
+    return convert_image_dtype(image, dtypes_lib.float32)
 
 
 def rgb_to_grayscale(images: Any, name: str | None = None) -> Any:

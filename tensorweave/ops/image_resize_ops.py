@@ -22,11 +22,12 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_util import constant_value, constant_value_as_shape
 from tensorweave.ops.array_ops_join import reverse_v2
-from tensorweave.ops.array_ops_shape import expand_dims, rank, reshape, shape, squeeze
+from tensorweave.ops.array_ops_shape import expand_dims, reshape, shape, squeeze
 from tensorweave.ops.constant_op import constant
 from tensorweave.ops.control_flow_ops import cond
-from tensorweave.ops.cwise_binary_ops import equal, less, minimum
+from tensorweave.ops.cwise_binary_ops import less, minimum
 from tensorweave.ops.cwise_unary_ops import cast, round  # noqa: A004
+from tensorweave.ops.image_shape_checks import by_rank
 from tensorweave.ops.random_ops import random_uniform
 
 
@@ -170,17 +171,10 @@ def _check_image(image: Any) -> Any:
     return image
 
 
-def _by_rank(image: Any, rank3: Any, rank4: Any) -> Any:
-    ndims = image.get_shape().ndims
-    if ndims is None:
-        return cond(equal(rank(image), 3), rank3, rank4)
-    return rank3() if ndims == 3 else rank4()
-
-
 def _flip(image: Any, axis: int, scope: str) -> Any:
     with graph_mod.name_scope(None, scope, [image]):
         image = _check_image(image)
-        out = _by_rank(image, lambda: reverse_v2(image, [axis]),
+        out = by_rank(image, lambda: reverse_v2(image, [axis]),
                        lambda: reverse_v2(image, [axis + 1]))
         out.set_shape(image.get_shape())
         return out
@@ -200,7 +194,7 @@ def _random_flip(image: Any, axis: int, seed: int | None, scope: str) -> Any:
             flips = cast(flips, image.dtype)
             return flips * reverse_v2(image, [axis + 1]) + (1 - flips) * image
 
-        out = _by_rank(image, one, batch)
+        out = by_rank(image, one, batch)
         out.set_shape(image.get_shape())
         return out
 

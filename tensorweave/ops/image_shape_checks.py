@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensorweave.framework.operation import Tensor
 from tensorweave.ops.array_ops_join import unstack
-from tensorweave.ops.array_ops_shape import shape
+from tensorweave.ops.array_ops_shape import rank, shape
 from tensorweave.ops.control_dependency_ops import with_dependencies
+from tensorweave.ops.control_flow_ops import cond
+from tensorweave.ops.cwise_binary_ops import equal
 from tensorweave.ops.logging_ops import Assert, assert_positive
-from tensorweave.ops.variables import Variable
-
-
-def is_tensor(x: Any) -> bool:
-    """Whether `x` is a graph value (tensor or variable) rather than a Python number."""
-    return isinstance(x, Tensor | Variable)
+from tensorweave.ops.tensor_helpers import is_tensor
 
 
 def static_assert(condition: Any, message: str) -> list:
@@ -51,6 +49,28 @@ def assert_at_least_3d(image: Tensor) -> Tensor:
     """`image`, depending on `check_at_least_3d`'s run-time checks."""
     checks = check_at_least_3d(image)
     return with_dependencies(checks, image) if checks else image
+
+
+def check_rank_3_or_4(image: Tensor) -> int | None:
+    """`image`'s static rank (None if unknown).
+
+    Raises:
+      ValueError: if the static rank is known and not 3 or 4.
+    """
+    ndims = image.get_shape().ndims
+    if ndims not in (None, 3, 4):
+        raise ValueError(f"'image' (shape {image.get_shape()}) must have either 3 or 4 "
+                         "dimensions.")
+    return ndims
+
+
+def by_rank(image: Tensor, rank3: Callable[[], Any], rank4: Callable[[], Any]) -> Any:
+    """`rank3()` or `rank4()` by `image`'s rank (3 or 4): chosen while building when the
+    rank is static, else by a `cond` on the run-time rank."""
+    ndims = image.get_shape().ndims
+    if ndims is None:
+        return cond(equal(rank(image), 3), rank3, rank4)
+    return rank3() if ndims == 3 else rank4()
 
 
 def image_dimensions(image: Tensor, rank: int) -> list:
