@@ -229,7 +229,9 @@ def central_crop(image: Any, central_fraction: Any) -> Any:
             image = with_dependencies(static_assert(
                 logical_and(central_fraction > 0.0, central_fraction <= 1.0),
                 "central_fraction must be within (0, 1]"), image)
-        assert_at_least_3d(image)
+        # NOTE: as in TF, only the static checks bind here: the run-time checks are built
+        # but nothing depends on them (TF 2.21 crops a fed 0-height image to 0 rows).
+        check_at_least_3d(image)
         ndims = image.get_shape().ndims
         if ndims not in (3, 4):
             raise ValueError("`image` should either be a Tensor with rank = 3 or rank = 4. "
